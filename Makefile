@@ -1,0 +1,39 @@
+# IndoorLab — the two commands:  make demo  (the tournament and its plots)   make test  (every test)
+SWIFT        ?= swift
+APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev
+SEEDS        ?= 10
+BIN          := .build/release/indoorlab
+
+.PHONY: all deps build demo test bench plots clean
+
+all: build
+
+# Installs the Debian packages the C targets need, only those missing, without questions.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release --product indoorlab
+
+# The main job: validate the bundled scenarios, run the tournament, write results and plots.
+demo: build
+	$(BIN) validate Scenarios/*.yaml
+	$(BIN) compare --seeds $(SEEDS) --out out/compare
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	$(BIN) bench
+
+clean:
+	rm -rf .build out

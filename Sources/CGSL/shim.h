@@ -1,0 +1,12 @@
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_vector.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_cdf.h>

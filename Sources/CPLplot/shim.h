@@ -1,0 +1,1 @@
+#include <plplot/plplot.h>

@@ -1,0 +1,41 @@
+/// Where in an input a problem was found: the file, the line (when known) and the field path.
+public struct InputLocation: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var column: Int?
+    public var field: String?
+
+    public init(file: String, line: Int? = nil, column: Int? = nil, field: String? = nil) {
+        self.file = file; self.line = line; self.column = column; self.field = field
+    }
+
+    public var description: String {
+        var s = file
+        if let line { s += ":\(line)" }
+        if let column { s += ":\(column)" }
+        if let field, !field.isEmpty { s += ": \(field)" }
+        return s
+    }
+}
+
+/// The one error type for bad input anywhere in the lab: it says where, and what was expected.
+public struct InputError: Error, Sendable, CustomStringConvertible, Equatable {
+    public var location: InputLocation
+    public var message: String
+
+    public init(_ location: InputLocation, _ message: String) {
+        self.location = location; self.message = message
+    }
+    public init(file: String, line: Int? = nil, field: String? = nil, _ message: String) {
+        self.init(InputLocation(file: file, line: line, field: field), message)
+    }
+
+    public var description: String { "\(location): \(message)" }
+}
+
+/// Several input errors found in one pass (validation reports them all, not just the first).
+public struct InputErrors: Error, Sendable, CustomStringConvertible {
+    public var errors: [InputError]
+    public init(_ errors: [InputError]) { self.errors = errors }
+    public var description: String { errors.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,104 @@
+/// One received advertisement: which beacon (index into the scenario's beacons), when, how strong.
+public struct RSSIReading: Sendable, Hashable, Codable {
+    public var beacon: Int
+    /// Seconds since the start of the walk or recording.
+    public var t: Double
+    /// Received signal strength, dBm.
+    public var rssi: Double
+    public init(beacon: Int, t: Double, rssi: Double) { self.beacon = beacon; self.t = t; self.rssi = rssi }
+}
+
+/// One compass heading taken while pointing the phone at a frieze.
+public struct HeadingReading: Sendable, Hashable, Codable {
+    public var t: Double
+    /// Compass heading, degrees clockwise from north.
+    public var heading: Double
+    /// The compass's stated standard deviation, degrees.
+    public var accuracy: Double
+    /// Landmark index of the frieze, when the app knows which one it points at; nil = must be matched.
+    public var frieze: Int?
+    /// Landmark index of the frieze truly looked at (ground truth; nil in real recordings without it).
+    public var target: Int?
+    public init(t: Double, heading: Double, accuracy: Double, frieze: Int?, target: Int?) {
+        self.t = t; self.heading = heading; self.accuracy = accuracy; self.frieze = frieze; self.target = target
+    }
+}
+
+/// How a ground-truth position was obtained.
+public enum TruthSource: String, Sendable, Hashable, Codable, CaseIterable {
+    case simulated, checkpoint = "qr-checkpoint", survey, annotated
+}
+
+/// One scan window: what the phone heard and looked at, and where it truly was.
+public struct Epoch: Sendable, Hashable, Codable {
+    /// Walk name, or nil for a static test point.
+    public var walk: String?
+    public var index: Int
+    /// Time at the middle of the scan window, seconds.
+    public var t: Double
+    public var truth: Point
+    public var truthSource: TruthSource
+    /// Room index of the truth, if inside one.
+    public var room: Int?
+    public var readings: [RSSIReading]
+    public var headings: [HeadingReading]
+    /// Checkpoint index of a QR code scanned during this window.
+    public var checkpoint: Int?
+
+    public init(walk: String?, index: Int, t: Double, truth: Point, truthSource: TruthSource = .simulated, room: Int?,
+                readings: [RSSIReading], headings: [HeadingReading] = [], checkpoint: Int? = nil) {
+        self.walk = walk; self.index = index; self.t = t; self.truth = truth; self.truthSource = truthSource
+        self.room = room; self.readings = readings; self.headings = headings; self.checkpoint = checkpoint
+    }
+}
+
+/// What an estimator sees of one beacon in one scan window: the mean of the RSSI heard.
+public struct BeaconObservation: Sendable, Hashable {
+    public var beacon: Int
+    /// Mean RSSI over the window, dBm.
+    public var rssi: Double
+    /// How many advertisements were averaged.
+    public var count: Int
+    public init(beacon: Int, rssi: Double, count: Int = 1) { self.beacon = beacon; self.rssi = rssi; self.count = count }
+}
+
+/// An estimator's input for one epoch: beacons heard (strongest first) and headings taken.
+public struct Observation: Sendable, Hashable {
+    public var beacons: [BeaconObservation]
+    public var headings: [HeadingReading]
+
+    /// Builds an observation as given (no merging); estimators check it with ``problem``.
+    public init(beacons: [BeaconObservation], headings: [HeadingReading] = []) {
+        self.beacons = beacons.sorted { $0.rssi > $1.rssi || ($0.rssi == $1.rssi && $0.beacon < $1.beacon) }
+        self.headings = headings
+    }
+
+    /// Averages raw readings per beacon (in dBm, the maximum-likelihood statistic under log-normal
+    /// shadowing); readings that are not finite are dropped.
+    public init(readings: [RSSIReading], headings: [HeadingReading] = [], beaconCount: Int) {
+        var sums = [Double](repeating: 0, count: beaconCount)
+        var counts = [Int](repeating: 0, count: beaconCount)
+        for r in readings where r.rssi.isFinite && r.beacon >= 0 && r.beacon < beaconCount {
+            sums[r.beacon] += r.rssi
+            counts[r.beacon] += 1
+        }
+        var obs: [BeaconObservation] = []
+        obs.reserveCapacity(8)
+        for i in 0..<beaconCount where counts[i] > 0 {
+            obs.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
+        }
+        self.init(beacons: obs, headings: headings)
+    }
+
+    /// Why this observation cannot be used as it is (NaN, unknown or repeated beacons), or nil when it is fine.
+    public func problem(beaconCount: Int) -> String? {
+        var seen = Set<Int>()
+        for b in beacons {
+            if !b.rssi.isFinite { return "RSSI of beacon #\(b.beacon) is not a finite number" }
+            if b.beacon < 0 || b.beacon >= beaconCount { return "beacon #\(b.beacon) is not in the venue" }
+            if !seen.insert(b.beacon).inserted { return "beacon #\(b.beacon) appears twice in one epoch" }
+        }
+        for h in headings where !h.heading.isFinite { return "a heading is not a finite number" }
+        return nil
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// A venue and everything the lab knows about it: floorplan, radio model, beacons, landmarks, walks.
+///
+/// Loaded from YAML by ``ScenarioLoader``; the format is documented in `docs/scenario-format.md`.
+public struct Scenario: Sendable, Hashable {
+    public var name: String
+    public var description: String
+    /// The floorplan's extent: x in [0, width], y in [0, depth], metres.
+    public var bounds: Rect
+    /// Attenuation per material, dB per wall crossed.
+    public var materials: [String: Double]
+    public var rooms: [Room]
+    public var walls: [Wall]
+    public var radio: RadioModel
+    public var beacons: [Beacon]
+    public var landmarks: [Landmark]
+    public var checkpoints: [Checkpoint]
+    public var walks: [Walk]
+    public var compass: CompassModel
+    /// Spacing of the static test grid the tournament lays over the rooms, metres.
+    public var testGridSpacing: Double
+
+    public init(name: String, description: String = "", bounds: Rect, materials: [String: Double] = Scenario.defaultMaterials,
+                rooms: [Room] = [], walls: [Wall] = [], radio: RadioModel = RadioModel(), beacons: [Beacon],
+                landmarks: [Landmark] = [], checkpoints: [Checkpoint] = [], walks: [Walk] = [],
+                compass: CompassModel = CompassModel(), testGridSpacing: Double = 2) {
+        self.name = name; self.description = description; self.bounds = bounds; self.materials = materials
+        self.rooms = rooms; self.walls = walls; self.radio = radio; self.beacons = beacons
+        self.landmarks = landmarks; self.checkpoints = checkpoints; self.walks = walks; self.compass = compass
+        self.testGridSpacing = testGridSpacing
+    }
+
+    /// Typical single-wall losses at 2.4 GHz, dB.
+    public static let defaultMaterials: [String: Double] = [
+        "drywall": 3.4, "concrete": 6.9, "glass": 2.0, "brick": 5.0, "wood": 2.8, "metal": 10.0,
+    ]
+
+    public var friezes: [Landmark] { landmarks.filter { $0.kind == .frieze } }
+    public var exhibits: [Landmark] { landmarks.filter { $0.kind == .exhibit } }
+
+    /// Index of the room containing `p`, if any (first match wins).
+    public func roomIndex(at p: Point) -> Int? {
+        rooms.firstIndex { $0.polygon.contains(p) }
+    }
+
+    public func walk(named name: String) -> Walk? { walks.first { $0.name == name } }
+}
+
+/// A room: a named polygon belonging to an area (floor, wing, garden…).
+public struct Room: Sendable, Hashable {
+    public var name: String
+    public var area: String
+    public var polygon: Polygon
+    public init(name: String, area: String = "", polygon: Polygon) {
+        self.name = name; self.area = area; self.polygon = polygon
+    }
+}
+
+/// A wall segment; a line of sight crossing it loses `loss` dB.
+public struct Wall: Sendable, Hashable {
+    public var segment: Segment
+    public var material: String?
+    public var loss: Double
+    public init(segment: Segment, material: String? = nil, loss: Double) {
+        self.segment = segment; self.material = material; self.loss = loss
+    }
+}
+
+/// Log-distance path loss with log-normal shadowing, plus the receiver's limits.
+///
+///     RSSI(d) = P0 − 10·n·log10(d / 1 m) − Σ wall losses + X,   X ~ N(0, σ²)
+public struct RadioModel: Sendable, Hashable {
+    /// RSSI at 1 m, dBm (iBeacon "measured power").
+    public var p0: Double
+    /// Path-loss exponent n (2 in free space, 1.6–3.5 indoors).
+    public var exponent: Double
+    /// Shadowing standard deviation σ, dB.
+    public var sigma: Double
+    /// Readings weaker than this (dBm) are not heard.
+    public var sensitivity: Double
+    /// Round RSSI to whole dBm, as phones report it.
+    public var quantize: Bool
+    /// Time between a beacon's advertisements, seconds.
+    public var advertisingInterval: Double
+    /// Length of one scan window (one epoch), seconds.
+    public var scanWindow: Double
+    /// Probability that one advertisement is lost.
+    public var packetLoss: Double
+    /// Gudmundson decorrelation distance of the shadowing, metres; nil = independent draws.
+    public var correlationDistance: Double?
+    /// Height of the phone above the floor, metres (matters only for beacons with a height).
+    public var receiverHeight: Double
+
+    public init(p0: Double = -59, exponent: Double = 2.0, sigma: Double = 4.0, sensitivity: Double = -100,
+                quantize: Bool = true, advertisingInterval: Double = 0.1, scanWindow: Double = 1.0,
+                packetLoss: Double = 0, correlationDistance: Double? = nil, receiverHeight: Double = 1.2) {
+        self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.sensitivity = sensitivity
+        self.quantize = quantize; self.advertisingInterval = advertisingInterval; self.scanWindow = scanWindow
+        self.packetLoss = packetLoss; self.correlationDistance = correlationDistance; self.receiverHeight = receiverHeight
+    }
+
+    /// Advertisements a beacon sends in one scan window (at least one).
+    public var advertisementsPerWindow: Int { max(1, Int((scanWindow / advertisingInterval).rounded(.down))) }
+
+    /// Mean RSSI at distance `d` metres for a beacon whose 1 m power is `p0`, before walls and noise.
+    @inlinable public func meanRSSI(distance d: Double, p0: Double) -> Double {
+        p0 - 10 * exponent * log10(max(d, 0.01))
+    }
+
+    /// Inverse of the path-loss law: d = 10^((P0 − RSSI) / (10·n)), metres.
+    @inlinable public func distance(rssi: Double, p0: Double) -> Double {
+        pow(10, (p0 - rssi) / (10 * exponent))
+    }
+}
+
+/// An iBeacon at a known position.
+public struct Beacon: Sendable, Hashable {
+    public var id: String
+    public var uuid: String?
+    public var major: Int?
+    public var minor: Int?
+    public var position: Point
+    /// Mounting height above the floor, metres; nil = the phone's height (2-D geometry).
+    public var height: Double?
+    /// This beacon's RSSI at 1 m, overriding the radio model's.
+    public var p0: Double?
+
+    public init(id: String, uuid: String? = nil, major: Int? = nil, minor: Int? = nil, position: Point,
+                height: Double? = nil, p0: Double? = nil) {
+        self.id = id; self.uuid = uuid; self.major = major; self.minor = minor
+        self.position = position; self.height = height; self.p0 = p0
+    }
+}
+
+/// Something a visitor looks at: an exhibit or a frieze.
+public struct Landmark: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable { case exhibit, frieze }
+    public var name: String
+    public var kind: Kind
+    public var position: Point
+    /// Compass heading the landmark's face looks toward, degrees; nil = visible from all sides.
+    public var facing: Double?
+    /// Width of the landmark, metres.
+    public var width: Double
+
+    public init(name: String, kind: Kind, position: Point, facing: Double? = nil, width: Double = 1) {
+        self.name = name; self.kind = kind; self.position = position; self.facing = facing; self.width = width
+    }
+
+    /// True when `p` stands in front of the landmark's face (or the landmark has no face).
+    public func isVisible(from p: Point) -> Bool {
+        guard let facing else { return true }
+        let toViewer = Bearing.degrees(from: position, to: p)
+        return abs(Bearing.difference(toViewer, facing)) < 90
+    }
+}
+
+/// A QR code at a known spot: scanning it gives an exact position fix.
+public struct Checkpoint: Sendable, Hashable {
+    public var id: String
+    public var position: Point
+    public init(id: String, position: Point) { self.id = id; self.position = position }
+}
+
+/// A path a user walks at constant speed through waypoints, pausing to look at friezes.
+public struct Walk: Sendable, Hashable {
+    public var name: String
+    public var waypoints: [Point]
+    /// Walking speed, metres per second.
+    public var speed: Double
+    public var looks: [LookEvent]
+    public init(name: String, waypoints: [Point], speed: Double = 1.0, looks: [LookEvent] = []) {
+        self.name = name; self.waypoints = waypoints; self.speed = speed; self.looks = looks
+    }
+
+    public var length: Double {
+        zip(waypoints, waypoints.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+    }
+}
+
+/// At waypoint `at`, the user stops and points the phone at each named frieze in turn.
+public struct LookEvent: Sendable, Hashable {
+    /// Index into the walk's waypoints.
+    public var waypoint: Int
+    /// Names of the friezes looked at.
+    public var friezes: [String]
+    /// Whether the app knows which frieze each heading points at (false: it must be matched).
+    public var identified: Bool
+    public init(waypoint: Int, friezes: [String], identified: Bool = true) {
+        self.waypoint = waypoint; self.friezes = friezes; self.identified = identified
+    }
+}
+
+/// Compass headings: true bearing + N(0, σ²) + a bias per walk.
+public struct CompassModel: Sendable, Hashable {
+    /// Standard deviation of a heading reading, degrees.
+    public var sigma: Double
+    /// Fixed bias added to every heading of a walk, degrees.
+    public var bias: Double
+    /// Standard deviation of an extra random bias drawn once per walk, degrees (magnetically disturbed rooms).
+    public var biasSigma: Double
+    public init(sigma: Double = 10, bias: Double = 0, biasSigma: Double = 0) {
+        self.sigma = sigma; self.bias = bias; self.biasSigma = biasSigma
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import Yams
+
+/// Reads a scenario from YAML and checks it, reporting every problem with file, line and field path.
+public enum ScenarioLoader {
+    /// Loads and validates the scenario at `path`. Throws ``InputErrors`` listing every problem found.
+    public static func load(path: String) throws -> Scenario {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw InputErrors([InputError(file: path, "cannot read the file: \(error.localizedDescription)")])
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    /// Parses and validates scenario YAML; `file` names the source in error messages.
+    public static func parse(yaml: String, file: String) throws -> Scenario {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw InputErrors([syntaxError(error, file: file)])
+        }
+        guard let root else { throw InputErrors([InputError(file: file, "the file is empty; expected a scenario mapping")]) }
+        let diagnostics = YAMLDiagnostics(file: file)
+        let scenario = read(YAMLField(node: root, path: "", diagnostics: diagnostics))
+        if let scenario { validate(scenario, root: root, diagnostics: diagnostics) }
+        if !diagnostics.errors.isEmpty { throw InputErrors(diagnostics.errors) }
+        guard let scenario else { throw InputErrors([InputError(file: file, "not a scenario")]) }
+        return scenario
+    }
+
+    static func syntaxError(_ error: YamlError, file: String) -> InputError {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+            return InputError(InputLocation(file: file, line: mark.line, column: mark.column), "YAML syntax error: \(problem)")
+        default:
+            return InputError(file: file, "YAML syntax error: \(error)")
+        }
+    }
+
+    static let topKeys = ["name", "description", "bounds", "materials", "radio", "rooms", "walls", "beacons",
+                          "landmarks", "checkpoints", "walks", "compass", "test_grid"]
+
+    // MARK: - Reading (types and shapes)
+
+    private static func read(_ root: YAMLField) -> Scenario? {
+        guard let top = root.mapping(allowed: topKeys) else { return nil }
+        let name = top.required("name")?.string()
+        let description = top.optional("description")?.string() ?? ""
+
+        var bounds: Rect?
+        if let b = top.required("bounds")?.mapping(allowed: ["width", "depth"]) {
+            if let w = b.required("width")?.positive(), let d = b.required("depth")?.positive() {
+                bounds = Rect(minX: 0, minY: 0, maxX: w, maxY: d)
+            }
+        }
+
+        var materials = Scenario.defaultMaterials
+        if let m = top.optional("materials"), case .mapping(let map) = m.node {
+            for (k, v) in map {
+                guard let key = k.string else { continue }
+                let f = YAMLField(node: v, path: "materials.\(key)", diagnostics: root.diagnostics)
+                if let loss = f.nonNegative() { materials[key] = loss }
+            }
+        } else if let m = top.optional("materials") {
+            m.fail("expected a mapping of material name to loss in dB")
+        }
+
+        let radio = top.optional("radio").flatMap(readRadio) ?? RadioModel()
+        let rooms = top.optional("rooms")?.sequence()?.compactMap(readRoom) ?? []
+        let walls = top.optional("walls")?.sequence()?.compactMap { readWall($0, materials: materials) } ?? []
+        let beacons = top.required("beacons")?.sequence()?.compactMap(readBeacon) ?? []
+        let landmarks = top.optional("landmarks")?.sequence()?.compactMap(readLandmark) ?? []
+        let checkpoints = top.optional("checkpoints")?.sequence()?.compactMap(readCheckpoint) ?? []
+        let walks = top.optional("walks")?.sequence()?.compactMap(readWalk) ?? []
+        var compass = CompassModel()
+        if let c = top.optional("compass")?.mapping(allowed: ["sigma", "bias", "bias_sigma"]) {
+            if let v = c.optional("sigma")?.nonNegative() { compass.sigma = v }
+            if let v = c.optional("bias")?.double() { compass.bias = v }
+            if let v = c.optional("bias_sigma")?.nonNegative() { compass.biasSigma = v }
+        }
+        let grid = top.optional("test_grid")?.positive() ?? 2
+
+        guard let name, let bounds else { return nil }
+        return Scenario(name: name, description: description, bounds: bounds, materials: materials, rooms: rooms,
+                        walls: walls, radio: radio, beacons: beacons, landmarks: landmarks, checkpoints: checkpoints,
+                        walks: walks, compass: compass, testGridSpacing: grid)
+    }
+
+    static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
+                            "packet_loss", "correlation_distance", "receiver_height"]
+
+    private static func readRadio(_ f: YAMLField) -> RadioModel? {
+        guard let m = f.mapping(allowed: radioKeys) else { return nil }
+        var r = RadioModel()
+        if let v = m.optional("p0")?.double() { r.p0 = v }
+        if let v = m.optional("exponent")?.positive() { r.exponent = v }
+        if let v = m.optional("sigma")?.nonNegative() { r.sigma = v }
+        if let v = m.optional("sensitivity")?.double() { r.sensitivity = v }
+        if let v = m.optional("quantize")?.bool() { r.quantize = v }
+        if let v = m.optional("advertising_interval")?.positive() { r.advertisingInterval = v }
+        if let v = m.optional("scan_window")?.positive() { r.scanWindow = v }
+        if let f = m.optional("packet_loss"), let v = f.double() {
+            if v < 0 || v >= 1 { f.fail("expected a probability in [0, 1), found \(v)") } else { r.packetLoss = v }
+        }
+        if let v = m.optional("correlation_distance")?.positive() { r.correlationDistance = v }
+        if let v = m.optional("receiver_height")?.nonNegative() { r.receiverHeight = v }
+        return r
+    }
+
+    private static func readRoom(_ f: YAMLField) -> Room? {
+        guard let m = f.mapping(allowed: ["name", "area", "polygon"]) else { return nil }
+        let name = m.required("name")?.string()
+        let area = m.optional("area")?.string() ?? ""
+        let poly = m.required("polygon")?.sequence()?.map { $0.point() }
+        guard let name, let poly, !poly.contains(where: { $0 == nil }) else { return nil }
+        return Room(name: name, area: area, polygon: Polygon(poly.compactMap { $0 }))
+    }
+
+    private static func readWall(_ f: YAMLField, materials: [String: Double]) -> Wall? {
+        guard let m = f.mapping(allowed: ["from", "to", "material", "loss"]) else { return nil }
+        let a = m.required("from")?.point(), b = m.required("to")?.point()
+        let material = m.optional("material")
+        let lossField = m.optional("loss")
+        var loss: Double?
+        var materialName: String?
+        if let lossField {
+            loss = lossField.nonNegative()
+        }
+        if let material, let name = material.string() {
+            materialName = name
+            if let l = materials[name] {
+                if loss == nil { loss = l }
+            } else {
+                material.fail("unknown material '\(name)'; known: \(materials.keys.sorted().joined(separator: ", ")) (add it under 'materials')")
+                return nil
+            }
+        }
+        if material == nil && lossField == nil { f.fail("a wall needs a 'material' or a 'loss' in dB"); return nil }
+        guard let a, let b, let loss else { return nil }
+        return Wall(segment: Segment(a, b), material: materialName, loss: loss)
+    }
+
+    private static func readBeacon(_ f: YAMLField) -> Beacon? {
+        guard let m = f.mapping(allowed: ["id", "uuid", "major", "minor", "position", "height", "p0"]) else { return nil }
+        let id = m.required("id")?.string()
+        var uuid: String?
+        if let u = m.optional("uuid"), let s = u.string() {
+            if UUID(uuidString: s) == nil { u.fail("expected an iBeacon UUID like B9407F30-F5F8-466E-AFF9-25556B57FE6D, found '\(s)'") }
+            else { uuid = s.uppercased() }
+        }
+        let major = m.optional("major")?.uint16()
+        let minor = m.optional("minor")?.uint16()
+        let position = m.required("position")?.point()
+        let height = m.optional("height")?.nonNegative()
+        let p0 = m.optional("p0")?.double()
+        guard let id, let position else { return nil }
+        return Beacon(id: id, uuid: uuid, major: major, minor: minor, position: position, height: height, p0: p0)
+    }
+
+    private static func readLandmark(_ f: YAMLField) -> Landmark? {
+        guard let m = f.mapping(allowed: ["name", "kind", "position", "facing", "width"]) else { return nil }
+        let name = m.required("name")?.string()
+        var kind: Landmark.Kind?
+        if let k = m.required("kind"), let s = k.string() {
+            kind = Landmark.Kind(rawValue: s)
+            if kind == nil { k.fail("expected one of \(Landmark.Kind.allCases.map(\.rawValue).joined(separator: ", ")), found '\(s)'") }
+        }
+        let position = m.required("position")?.point()
+        var facing: Double?
+        if let ff = m.optional("facing"), let v = ff.double() {
+            if v < 0 || v >= 360 { ff.fail("expected a compass heading in [0, 360) degrees, found \(v)") } else { facing = v }
+        }
+        let width = m.optional("width")?.positive() ?? 1
+        guard let name, let kind, let position else { return nil }
+        return Landmark(name: name, kind: kind, position: position, facing: facing, width: width)
+    }
+
+    private static func readCheckpoint(_ f: YAMLField) -> Checkpoint? {
+        guard let m = f.mapping(allowed: ["id", "position"]) else { return nil }
+        guard let id = m.required("id")?.string(), let p = m.required("position")?.point() else { return nil }
+        return Checkpoint(id: id, position: p)
+    }
+
+    private static func readWalk(_ f: YAMLField) -> Walk? {
+        guard let m = f.mapping(allowed: ["name", "waypoints", "speed", "looks"]) else { return nil }
+        let name = m.required("name")?.string()
+        let points = m.required("waypoints")?.sequence()?.map { $0.point() }
+        let speed = m.optional("speed")?.positive() ?? 1.0
+        let looks = m.optional("looks")?.sequence()?.compactMap { l -> LookEvent? in
+            guard let lm = l.mapping(allowed: ["at", "friezes", "identified"]) else { return nil }
+            let at = lm.required("at")?.int()
+            let friezes = lm.required("friezes")?.sequence()?.map { $0.string() }
+            let identified = lm.optional("identified")?.bool() ?? true
+            guard let at, let friezes, !friezes.contains(where: { $0 == nil }) else { return nil }
+            return LookEvent(waypoint: at, friezes: friezes.compactMap { $0 }, identified: identified)
+        } ?? []
+        guard let name, let points, !points.contains(where: { $0 == nil }) else { return nil }
+        return Walk(name: name, waypoints: points.compactMap { $0 }, speed: speed, looks: looks)
+    }
+
+    // MARK: - Validation (meaning and consistency)
+
+    private static func validate(_ s: Scenario, root: Node, diagnostics d: YAMLDiagnostics) {
+        func node(_ path: [Any]) -> Node? {
+            var n: Node? = root
+            for step in path {
+                if let key = step as? String { n = n?[key] } else if let i = step as? Int { n = n?[i] }
+            }
+            return n
+        }
+        func report(_ path: [Any], _ field: String, _ message: String) { d.report(node(path), field, message) }
+
+        func checkDuplicates(_ ids: [String], list: String, key: String) {
+            var seen: [String: Int] = [:]
+            for (i, id) in ids.enumerated() {
+                if let first = seen[id] {
+                    report([list, i, key], "\(list)[\(i)].\(key)", "duplicate \(key) '\(id)' (first used by \(list)[\(first)])")
+                } else { seen[id] = i }
+            }
+        }
+        checkDuplicates(s.beacons.map(\.id), list: "beacons", key: "id")
+        checkDuplicates(s.rooms.map(\.name), list: "rooms", key: "name")
+        checkDuplicates(s.landmarks.map(\.name), list: "landmarks", key: "name")
+        checkDuplicates(s.checkpoints.map(\.id), list: "checkpoints", key: "id")
+        checkDuplicates(s.walks.map(\.name), list: "walks", key: "name")
+
+        var identities: [String: Int] = [:]
+        for (i, b) in s.beacons.enumerated() {
+            if !s.bounds.contains(b.position) {
+                report(["beacons", i, "position"], "beacons[\(i)].position", "beacon '\(b.id)' at \(b.position) lies outside the bounds \(boundsText(s.bounds))")
+            }
+            if let uuid = b.uuid, let major = b.major, let minor = b.minor {
+                let key = "\(uuid)/\(major)/\(minor)"
+                if let first = identities[key] {
+                    report(["beacons", i, "minor"], "beacons[\(i)]", "iBeacon identity \(key) is already used by beacons[\(first)]")
+                } else { identities[key] = i }
+            }
+        }
+        if s.beacons.isEmpty { report(["beacons"], "beacons", "a scenario needs at least one beacon") }
+        for (i, r) in s.rooms.enumerated() {
+            let p = r.polygon
+            if p.vertices.count < 3 || p.area < 1e-6 {
+                report(["rooms", i, "polygon"], "rooms[\(i)].polygon", "room '\(r.name)' is degenerate: expected at least 3 points enclosing a non-zero area")
+            } else if p.isSelfIntersecting {
+                report(["rooms", i, "polygon"], "rooms[\(i)].polygon", "room '\(r.name)' crosses itself: list the corners in order around the room")
+            }
+            for (j, v) in p.vertices.enumerated() where !s.bounds.contains(v) {
+                report(["rooms", i, "polygon", j], "rooms[\(i)].polygon[\(j)]", "corner \(v) lies outside the bounds \(boundsText(s.bounds))")
+            }
+        }
+        for (i, w) in s.walls.enumerated() where w.segment.length < 1e-9 {
+            report(["walls", i], "walls[\(i)]", "wall has zero length: 'from' and 'to' are the same point")
+        }
+        for (i, l) in s.landmarks.enumerated() where !s.bounds.contains(l.position) {
+            report(["landmarks", i, "position"], "landmarks[\(i)].position", "landmark '\(l.name)' at \(l.position) lies outside the bounds \(boundsText(s.bounds))")
+        }
+        for (i, c) in s.checkpoints.enumerated() where !s.bounds.contains(c.position) {
+            report(["checkpoints", i, "position"], "checkpoints[\(i)].position", "checkpoint '\(c.id)' lies outside the bounds \(boundsText(s.bounds))")
+        }
+        let friezeNames = Set(s.friezes.map(\.name))
+        for (i, w) in s.walks.enumerated() {
+            if w.waypoints.isEmpty { report(["walks", i, "waypoints"], "walks[\(i)].waypoints", "a walk needs at least one waypoint") }
+            for (j, p) in w.waypoints.enumerated() where !s.bounds.contains(p) {
+                report(["walks", i, "waypoints", j], "walks[\(i)].waypoints[\(j)]", "waypoint \(p) lies outside the bounds \(boundsText(s.bounds))")
+            }
+            for (j, look) in w.looks.enumerated() {
+                if look.waypoint < 0 || look.waypoint >= w.waypoints.count {
+                    report(["walks", i, "looks", j, "at"], "walks[\(i)].looks[\(j)].at", "expected a waypoint index in 0..<\(w.waypoints.count), found \(look.waypoint)")
+                }
+                for (k, name) in look.friezes.enumerated() where !friezeNames.contains(name) {
+                    let known = friezeNames.isEmpty ? "the scenario has no friezes" : "known friezes: \(friezeNames.sorted().joined(separator: ", "))"
+                    report(["walks", i, "looks", j, "friezes", k], "walks[\(i)].looks[\(j)].friezes[\(k)]", "no frieze named '\(name)'; \(known)")
+                }
+            }
+        }
+    }
+
+    private static func boundsText(_ r: Rect) -> String {
+        "[0, \(Format.metres(r.maxX))] × [0, \(Format.metres(r.maxY))] m"
+    }
+}
+
+extension YAMLField {
+    func positive() -> Double? {
+        guard let v = double() else { return nil }
+        if v <= 0 { fail("expected a positive number, found \(v)"); return nil }
+        return v
+    }
+    func nonNegative() -> Double? {
+        guard let v = double() else { return nil }
+        if v < 0 { fail("expected a number ≥ 0, found \(v)"); return nil }
+        return v
+    }
+    func uint16() -> Int? {
+        guard let v = int() else { return nil }
+        if v < 0 || v > 65535 { fail("expected a whole number in 0…65535, found \(v)"); return nil }
+        return v
+    }
+}

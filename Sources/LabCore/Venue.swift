@@ -1,0 +1,54 @@
+/// What an estimator may know about a venue: beacon positions and powers, the radio model, landmarks, rooms.
+/// Built once from a ``Scenario`` (or a recording) and shared read-only by all estimators.
+public struct Venue: Sendable {
+    public let name: String
+    public let bounds: Rect
+    public let radio: RadioModel
+    public let beaconIDs: [String]
+    public let beaconPositions: [Point]
+    /// Each beacon's RSSI at 1 m, dBm.
+    public let beaconP0: [Double]
+    /// Height difference between each beacon and the phone, metres (0 for 2-D beacons).
+    public let beaconHeightOffset: [Double]
+    public let landmarks: [Landmark]
+    /// Landmark indices of the friezes and exhibits.
+    public let friezes: [Int]
+    public let exhibits: [Int]
+    public let rooms: [Room]
+
+    public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
+                beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = []) {
+        precondition(beaconIDs.count == beaconPositions.count && beaconP0.count == beaconPositions.count
+                     && beaconHeightOffset.count == beaconPositions.count, "beacon arrays must have one entry per beacon")
+        self.name = name; self.bounds = bounds; self.radio = radio; self.beaconIDs = beaconIDs
+        self.beaconPositions = beaconPositions; self.beaconP0 = beaconP0; self.beaconHeightOffset = beaconHeightOffset
+        self.landmarks = landmarks; self.rooms = rooms
+        self.friezes = landmarks.indices.filter { landmarks[$0].kind == .frieze }
+        self.exhibits = landmarks.indices.filter { landmarks[$0].kind == .exhibit }
+    }
+
+    public init(_ s: Scenario) {
+        self.init(name: s.name, bounds: s.bounds, radio: s.radio, beaconIDs: s.beacons.map(\.id),
+                  beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { $0.p0 ?? s.radio.p0 },
+                  beaconHeightOffset: s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight },
+                  landmarks: s.landmarks, rooms: s.rooms)
+    }
+
+    public var beaconCount: Int { beaconPositions.count }
+
+    /// Horizontal range implied by an RSSI (the path-loss law inverted, height removed), metres.
+    @inlinable public func horizontalRange(beacon i: Int, rssi: Double) -> Double {
+        let d = radio.distance(rssi: rssi, p0: beaconP0[i])
+        let dz = beaconHeightOffset[i]
+        return dz == 0 ? d : max(d * d - dz * dz, 0).squareRoot()
+    }
+
+    /// Room index containing `p`, if any.
+    public func roomIndex(at p: Point) -> Int? { rooms.firstIndex { $0.polygon.contains(p) } }
+
+    /// Index of the landmark of `kind` nearest to `p`.
+    public func nearestLandmark(to p: Point, kind: Landmark.Kind) -> Int? {
+        let list = kind == .frieze ? friezes : exhibits
+        return list.min { landmarks[$0].position.distance(to: p) < landmarks[$1].position.distance(to: p) }
+    }
+}

@@ -1,0 +1,137 @@
+import Yams
+
+/// Collects the problems found while reading one YAML file, each with its line and field path.
+final class YAMLDiagnostics {
+    let file: String
+    private(set) var errors: [InputError] = []
+    init(file: String) { self.file = file }
+
+    func report(_ node: Node?, _ path: String, _ message: String) {
+        errors.append(InputError(InputLocation(file: file, line: node?.mark?.line, field: path), message))
+    }
+}
+
+/// One node of a YAML document with the field path that reached it (e.g. `beacons[3].position`).
+/// Accessors report a clear error and return nil when the node is not what was expected.
+struct YAMLField {
+    let node: Node
+    let path: String
+    let diagnostics: YAMLDiagnostics
+
+    func fail(_ message: String) { diagnostics.report(node, path, message) }
+
+    private func child(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// The node as a mapping restricted to `allowed` keys; unknown keys are reported.
+    func mapping(allowed: [String]) -> YAMLMapping? {
+        guard case .mapping(let m) = node else {
+            fail("expected a mapping with keys \(allowed.joined(separator: ", ")), found \(kindName)")
+            return nil
+        }
+        var fields: [String: YAMLField] = [:]
+        for (k, v) in m {
+            guard let key = k.string else { diagnostics.report(k, path, "expected a text key"); continue }
+            if !allowed.contains(key) {
+                let hint = allowed.min { editDistance($0, key) < editDistance($1, key) }
+                let suggestion = hint.map { editDistance($0, key) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+                diagnostics.report(k, child(key), "unknown key '\(key)'\(suggestion); allowed: \(allowed.joined(separator: ", "))")
+                continue
+            }
+            if fields[key] != nil { diagnostics.report(k, child(key), "duplicate key '\(key)'"); continue }
+            fields[key] = YAMLField(node: v, path: child(key), diagnostics: diagnostics)
+        }
+        return YAMLMapping(fields: fields, owner: self)
+    }
+
+    func sequence() -> [YAMLField]? {
+        guard case .sequence(let s) = node else { fail("expected a list, found \(kindName)"); return nil }
+        return s.enumerated().map { YAMLField(node: $1, path: "\(path)[\($0)]", diagnostics: diagnostics) }
+    }
+
+    var isNull: Bool {
+        if case .scalar(let s) = node, s.tag.description == Tag.Name.null.rawValue || s.string == "~" || s.string == "null" { return true }
+        return false
+    }
+
+    func double() -> Double? {
+        guard case .scalar(let s) = node, s.style == .plain || s.style == .any, let v = node.float, v.isFinite else {
+            fail("expected a finite number, found \(describedValue)"); return nil
+        }
+        return v
+    }
+
+    func int() -> Int? {
+        guard case .scalar(let s) = node, s.style == .plain || s.style == .any, let v = node.int else {
+            fail("expected a whole number, found \(describedValue)"); return nil
+        }
+        return v
+    }
+
+    func string() -> String? {
+        guard case .scalar(let s) = node, !s.string.isEmpty else { fail("expected text, found \(describedValue)"); return nil }
+        return s.string
+    }
+
+    func bool() -> Bool? {
+        guard case .scalar = node, let v = node.bool else { fail("expected true or false, found \(describedValue)"); return nil }
+        return v
+    }
+
+    /// `[x, y]` in metres.
+    func point() -> Point? {
+        guard case .sequence(let s) = node, s.count == 2, let x = s[0].float, let y = s[1].float, x.isFinite, y.isFinite else {
+            fail("expected a point [x, y] in metres, found \(describedValue)"); return nil
+        }
+        return Point(x, y)
+    }
+
+    var kindName: String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .scalar(let s): return "'\(s.string)'"
+        case .alias: return "an alias"
+        }
+    }
+
+    private var describedValue: String {
+        switch node {
+        case .scalar(let s): return s.string.isEmpty ? "nothing" : "'\(s.string)'"
+        default: return kindName
+        }
+    }
+}
+
+/// The keys of a YAML mapping, read with required/optional accessors.
+struct YAMLMapping {
+    let fields: [String: YAMLField]
+    let owner: YAMLField
+
+    func required(_ key: String) -> YAMLField? {
+        if let f = fields[key], !f.isNull { return f }
+        let path = owner.path.isEmpty ? key : "\(owner.path).\(key)"
+        owner.diagnostics.report(owner.node, path, "missing required field '\(key)'")
+        return nil
+    }
+
+    func optional(_ key: String) -> YAMLField? {
+        guard let f = fields[key], !f.isNull else { return nil }
+        return f
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints on unknown keys.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}

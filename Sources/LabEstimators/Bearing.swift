@@ -1,0 +1,115 @@
+import LabCore
+
+/// AR bearing matching (the campus app's method). The user points the phone at friezes; each compass
+/// heading puts the user on a line through that frieze. With ≥ 2 headings the fix is the weighted
+/// least-squares intersection of the lines (weights 1/(σθ²·d²), d from the previous iterate).
+/// Headings whose frieze is not identified are matched to the visible frieze whose bearing from the
+/// current position agrees best — from an RSSI least-squares fix at first, then from the refined
+/// position, until the matching is stable. The fix names the frieze in view (that of the last heading).
+public final class BearingEstimator: PositionEstimator {
+    public let kind = EstimatorKind.bearing
+    let venue: Venue
+    let solver: FixSolver
+    private var scratch: [Point] = []
+    private var matches: [Int] = []
+
+    public init(venue: Venue) {
+        self.venue = venue
+        solver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: .rssi)
+    }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome {
+        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        let headings = observation.headings
+        guard headings.count >= 2 else { return .noFix(.tooFewHeadings(have: headings.count, needed: 2)) }
+        guard !venue.friezes.isEmpty else { return .noFix(.invalidInput("the venue has no friezes to take bearings to")) }
+        for h in headings {
+            if let f = h.frieze, !venue.friezes.contains(f) { return .noFix(.invalidInput("heading names landmark #\(f), which is not a frieze")) }
+        }
+        let identified = headings.filter { $0.frieze != nil }
+        var position: Point
+        if let p = intersect(headings: identified, matched: identified.map { $0.frieze! }, around: nil) {
+            position = p.position
+        } else {
+            switch RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch) {
+            case .fix(let f): position = f.position
+            case .noFix(let reason):
+                return .noFix(.tooFewHeadings(have: identified.count, needed: 2).merging(reason))
+            }
+        }
+        var result: (position: Point, covariance: (Double, Double, Double))?
+        var used: [Int] = []
+        for _ in 0..<5 {
+            let m = match(headings, from: position)
+            let solved = intersect(headings: headings, matched: m, around: position)
+            guard let solved else { break }
+            result = solved
+            let stable = m == used
+            used = m
+            position = solved.position
+            if stable { break }
+        }
+        guard let result else {
+            return .noFix(.degenerateGeometry("the bearing lines are parallel: the friezes lie in one direction"))
+        }
+        let radius = (result.covariance.0 + result.covariance.2).squareRoot()
+        // Lines that meet far outside the venue are near-parallel: keep the fix inside, as least squares does.
+        return .fix(Fix(position: venue.bounds.clamp(result.position), uncertainty: radius.isFinite ? radius : nil, frieze: used.last))
+    }
+
+    /// For each heading, its identified frieze, or the visible frieze whose bearing from `p` is closest.
+    func match(_ headings: [HeadingReading], from p: Point) -> [Int] {
+        headings.map { h in
+            if let f = h.frieze { return f }
+            return FriezeMatcher.bestFrieze(for: h.heading, from: p, venue: venue) ?? venue.friezes[0]
+        }
+    }
+
+    /// Weighted intersection of the bearing lines and its covariance; nil when degenerate.
+    func intersect(headings: [HeadingReading], matched: [Int], around p: Point?) -> (position: Point, covariance: (Double, Double, Double))? {
+        guard headings.count >= 2 else { return nil }
+        var lines: [(landmark: Point, heading: Double, weight: Double)] = []
+        lines.reserveCapacity(headings.count)
+        for (h, f) in zip(headings, matched) {
+            let l = venue.landmarks[f].position
+            let sigma = max(h.accuracy, 0.5) * .pi / 180
+            let d = p.map { max($0.distance(to: l), 1) } ?? 1
+            lines.append((l, h.heading, 1 / (sigma * sigma * d * d)))
+        }
+        guard let pos = ClosedForm.bearingIntersection(lines: lines) else { return nil }
+        // Covariance of the weighted linear problem: (Σ w n nᵀ)⁻¹ with weights from the solution's distances.
+        var a11 = 0.0, a12 = 0.0, a22 = 0.0
+        for (k, (h, f)) in zip(headings, matched).enumerated() {
+            let u = Bearing.unitVector(h.heading)
+            let sigma = max(h.accuracy, 0.5) * .pi / 180
+            let d = max(pos.distance(to: venue.landmarks[f].position), 1)
+            let w = 1 / (sigma * sigma * d * d)
+            _ = k
+            a11 += w * u.y * u.y; a12 -= w * u.y * u.x; a22 += w * u.x * u.x
+        }
+        let det = a11 * a22 - a12 * a12
+        return (pos, (a22 / det, -a12 / det, a11 / det))
+    }
+}
+
+/// "Which frieze is the camera looking at": the frieze, visible from `p`, whose bearing from `p`
+/// is closest to the heading.
+public enum FriezeMatcher {
+    public static func bestFrieze(for heading: Double, from p: Point, venue: Venue) -> Int? {
+        var best: (Int, Double)?
+        for f in venue.friezes {
+            let l = venue.landmarks[f]
+            let diff = abs(Bearing.difference(heading, Bearing.degrees(from: p, to: l.position)))
+            let penalty = l.isVisible(from: p) ? 0.0 : 180.0
+            if best == nil || diff + penalty < best!.1 { best = (f, diff + penalty) }
+        }
+        return best?.0
+    }
+}
+
+extension NoFixReason {
+    /// Combines "not enough identified headings" with why the RSSI fix that would match them failed.
+    func merging(_ other: NoFixReason) -> NoFixReason {
+        .degenerateGeometry("fewer than 2 identified headings and no RSSI fix to match the others (\(other))")
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import LabCore
+
+/// The deterministic part of the radio model for one venue: mean RSSI from each beacon at a point,
+/// including every wall the line of sight crosses. Precomputes what it can once per venue.
+public struct PathLoss: Sendable {
+    public let radio: RadioModel
+    let beaconX: [Double], beaconY: [Double], beaconDZ: [Double], beaconP0: [Double]
+    let walls: [Wall]
+    // Bounding boxes of walls, for a cheap reject before the exact crossing test.
+    let wallMinX: [Double], wallMaxX: [Double], wallMinY: [Double], wallMaxY: [Double]
+
+    public init(scenario s: Scenario) {
+        radio = s.radio
+        beaconX = s.beacons.map(\.position.x)
+        beaconY = s.beacons.map(\.position.y)
+        beaconDZ = s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight }
+        beaconP0 = s.beacons.map { $0.p0 ?? s.radio.p0 }
+        walls = s.walls
+        wallMinX = s.walls.map { min($0.segment.a.x, $0.segment.b.x) }
+        wallMaxX = s.walls.map { max($0.segment.a.x, $0.segment.b.x) }
+        wallMinY = s.walls.map { min($0.segment.a.y, $0.segment.b.y) }
+        wallMaxY = s.walls.map { max($0.segment.a.y, $0.segment.b.y) }
+    }
+
+    public var beaconCount: Int { beaconX.count }
+
+    /// 3-D distance from beacon `i` to a phone at `p`, metres.
+    public func distance(beacon i: Int, to p: Point) -> Double {
+        let dx = p.x - beaconX[i], dy = p.y - beaconY[i], dz = beaconDZ[i]
+        return (dx * dx + dy * dy + dz * dz).squareRoot()
+    }
+
+    /// Total loss of the walls crossed by the straight line from beacon `i` to `p`, dB. Each wall counts once.
+    public func wallLoss(beacon i: Int, to p: Point) -> Double {
+        if walls.isEmpty { return 0 }
+        let b = Point(beaconX[i], beaconY[i])
+        let loX = min(b.x, p.x), hiX = max(b.x, p.x), loY = min(b.y, p.y), hiY = max(b.y, p.y)
+        var loss = 0.0
+        for w in walls.indices {
+            if wallMaxX[w] < loX || wallMinX[w] > hiX || wallMaxY[w] < loY || wallMinY[w] > hiY { continue }
+            if walls[w].segment.intersects(b, p) { loss += walls[w].loss }
+        }
+        return loss
+    }
+
+    /// Mean RSSI of beacon `i` heard at `p` (no shadowing), dBm.
+    public func meanRSSI(beacon i: Int, at p: Point) -> Double {
+        radio.meanRSSI(distance: distance(beacon: i, to: p), p0: beaconP0[i]) - wallLoss(beacon: i, to: p)
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import LabCore
+
+/// Simulates what a phone hears and sees in a scenario: RSSI per advertisement, compass headings for
+/// look events, and the ground truth of every scan window. Deterministic for a given seed.
+///
+/// Model per advertisement of beacon i heard at p (DESIGN.md, "The radio model"):
+///
+///     RSSI = P0_i − 10·n·log10(d_i) − Σ wall losses + X,   X ~ N(0, σ²)
+///
+/// then lost with probability `packetLoss`, rounded to whole dBm when `quantize`, and dropped below
+/// `sensitivity`. A scan window holds floor(scanWindow / advertisingInterval) advertisements per beacon;
+/// the phone is taken to stand at the window's mid-point position for the whole window. With a
+/// `correlationDistance`, X is one Gudmundson process per beacon along the walk (correlation
+/// exp(−Δ/d_corr) between windows Δ metres apart), shared by the advertisements of one window.
+public struct Simulator: Sendable {
+    public let scenario: Scenario
+    public let pathLoss: PathLoss
+
+    public init(scenario: Scenario) {
+        self.scenario = scenario
+        self.pathLoss = PathLoss(scenario: scenario)
+    }
+
+    /// Gudmundson shadowing state along one walk: one value per beacon and where it was drawn.
+    public struct ShadowState {
+        var values: [Double]
+        var position: Point?
+        public init(beacons: Int) { values = [Double](repeating: 0, count: beacons); position = nil }
+    }
+
+    /// Simulates one scan window with the phone at `p`, appending the readings heard to `out`.
+    /// - Returns: the number of readings appended.
+    @discardableResult
+    public func scan(at p: Point, startTime t0: Double, rng: RandomSource, shadow: inout ShadowState?,
+                     into out: inout [RSSIReading]) -> Int {
+        let radio = scenario.radio
+        let n = pathLoss.beaconCount
+        let k = radio.advertisementsPerWindow
+        let sigma = radio.sigma
+        let loss = radio.packetLoss
+        let interval = radio.advertisingInterval
+        let start = out.count
+
+        if var state = shadow, let dc = radio.correlationDistance {
+            // Advance each beacon's shadowing by the distance moved since the last window.
+            if let last = state.position {
+                let rho = exp(-last.distance(to: p) / dc)
+                let innovation = (1 - rho * rho).squareRoot()
+                for i in 0..<n { state.values[i] = rho * state.values[i] + innovation * rng.gaussian(sigma: sigma) }
+            } else {
+                for i in 0..<n { state.values[i] = rng.gaussian(sigma: sigma) }
+            }
+            state.position = p
+            shadow = state
+        }
+
+        for i in 0..<n {
+            let mean = pathLoss.meanRSSI(beacon: i, at: p)
+            let fixedShadow = shadow?.values[i]
+            let phase = interval * Double(i) / Double(n)
+            for j in 0..<k {
+                if loss > 0 && rng.uniform() < loss { continue }
+                var rssi = mean + (fixedShadow ?? rng.gaussian(sigma: sigma))
+                if radio.quantize { rssi = rssi.rounded() }
+                if rssi < radio.sensitivity { continue }
+                out.append(RSSIReading(beacon: i, t: t0 + Double(j) * interval + phase, rssi: rssi))
+            }
+        }
+        // Keep readings in time order (slot-major), as a phone would log them.
+        if k > 1 { out[start...].sort { $0.t < $1.t } }
+        return out.count - start
+    }
+
+    /// Simulates a walk at its speed, one epoch per scan window, with a look epoch at each look event.
+    public func simulate(walk: Walk, seed: UInt64) -> [Epoch] {
+        let rng = RandomSource(seed: seed, stream: RandomSource.stream("walk:" + walk.name))
+        let window = scenario.radio.scanWindow
+        let bias = scenario.compass.bias + (scenario.compass.biasSigma > 0 ? rng.gaussian(sigma: scenario.compass.biasSigma) : 0)
+        var shadow: ShadowState? = scenario.radio.correlationDistance != nil ? ShadowState(beacons: pathLoss.beaconCount) : nil
+        var epochs: [Epoch] = []
+        var t = 0.0
+        var previous: Point?
+
+        func emit(_ p: Point, look: LookEvent?) {
+            var readings: [RSSIReading] = []
+            readings.reserveCapacity(pathLoss.beaconCount * scenario.radio.advertisementsPerWindow)
+            scan(at: p, startTime: t, rng: rng, shadow: &shadow, into: &readings)
+            let mid = t + window / 2
+            var headings: [HeadingReading] = []
+            if let look {
+                for (k, name) in look.friezes.enumerated() {
+                    guard let target = scenario.landmarks.firstIndex(where: { $0.name == name && $0.kind == .frieze }) else { continue }
+                    headings.append(heading(from: p, to: target, t: mid + 0.1 * Double(k), bias: bias,
+                                            identified: look.identified, rng: rng))
+                }
+            }
+            let checkpoint = checkpointPassed(from: previous ?? p, to: p)
+            epochs.append(Epoch(walk: walk.name, index: epochs.count, t: mid, truth: p,
+                                truthSource: checkpoint != nil ? .checkpoint : .simulated,
+                                room: scenario.roomIndex(at: p), readings: readings, headings: headings,
+                                checkpoint: checkpoint))
+            previous = p
+            t += window
+        }
+
+        let looks = Dictionary(grouping: walk.looks, by: \.waypoint)
+        let step = walk.speed * window
+        guard let first = walk.waypoints.first else { return [] }
+        emit(first, look: nil)
+        for look in looks[0] ?? [] { emit(first, look: look) }
+        var carry = step
+        for j in 1..<max(walk.waypoints.count, 1) {
+            let a = walk.waypoints[j - 1], b = walk.waypoints[j]
+            let len = a.distance(to: b)
+            var s = carry
+            while s < len {
+                emit(a + (b - a) * (s / len), look: nil)
+                s += step
+            }
+            carry = s - len
+            for look in looks[j] ?? [] { emit(b, look: look); carry = step }
+        }
+        if let last = walk.waypoints.last, previous != last { emit(last, look: nil) }
+        return epochs
+    }
+
+    /// Simulates one independent scan window at each static test point (stream = point number).
+    /// Where the venue has friezes, the user also takes headings toward up to three visible ones.
+    public func simulate(points: [Point], seed: UInt64) -> [Epoch] {
+        var epochs: [Epoch] = []
+        epochs.reserveCapacity(points.count)
+        var readings: [RSSIReading] = []
+        for (i, p) in points.enumerated() {
+            let rng = RandomSource(seed: seed, stream: RandomSource.stream("point", i))
+            var shadow: ShadowState? = scenario.radio.correlationDistance != nil ? ShadowState(beacons: pathLoss.beaconCount) : nil
+            readings.removeAll(keepingCapacity: true)
+            scan(at: p, startTime: 0, rng: rng, shadow: &shadow, into: &readings)
+            let bias = scenario.compass.bias + (scenario.compass.biasSigma > 0 ? rng.gaussian(sigma: scenario.compass.biasSigma) : 0)
+            let visible = scenario.landmarks.indices
+                .filter { scenario.landmarks[$0].kind == .frieze && scenario.landmarks[$0].isVisible(from: p) }
+                .sorted { scenario.landmarks[$0].position.distance(to: p) < scenario.landmarks[$1].position.distance(to: p) }
+                .prefix(3)
+            let headings = visible.enumerated().map { k, target in
+                heading(from: p, to: target, t: scenario.radio.scanWindow / 2 + 0.1 * Double(k), bias: bias, identified: true, rng: rng)
+            }
+            epochs.append(Epoch(walk: nil, index: i, t: scenario.radio.scanWindow / 2, truth: p,
+                                room: scenario.roomIndex(at: p), readings: readings, headings: headings))
+        }
+        return epochs
+    }
+
+    /// Cell centres of a square grid (the scenario's `test_grid` spacing) that fall inside a room,
+    /// or inside the bounds when the scenario has no rooms.
+    public func testPoints(spacing: Double? = nil) -> [Point] {
+        let g = spacing ?? scenario.testGridSpacing
+        var pts: [Point] = []
+        var y = g / 2
+        while y < scenario.bounds.maxY {
+            var x = g / 2
+            while x < scenario.bounds.maxX {
+                let p = Point(x, y)
+                if scenario.rooms.isEmpty || scenario.roomIndex(at: p) != nil { pts.append(p) }
+                x += g
+            }
+            y += g
+        }
+        return pts
+    }
+
+    private func heading(from p: Point, to target: Int, t: Double, bias: Double, identified: Bool, rng: RandomSource) -> HeadingReading {
+        let sigma = scenario.compass.sigma
+        let truth = Bearing.degrees(from: p, to: scenario.landmarks[target].position)
+        let h = Bearing.normalise(truth + bias + (sigma > 0 ? rng.gaussian(sigma: sigma) : 0))
+        return HeadingReading(t: t, heading: h, accuracy: sigma, frieze: identified ? target : nil, target: target)
+    }
+
+    /// The checkpoint whose QR code lies within 1 m of the path from `a` to `b`, if any.
+    private func checkpointPassed(from a: Point, to b: Point) -> Int? {
+        let seg = Segment(a, b)
+        return scenario.checkpoints.indices.min {
+            seg.distance(to: scenario.checkpoints[$0].position) < seg.distance(to: scenario.checkpoints[$1].position)
+        }.flatMap { seg.distance(to: scenario.checkpoints[$0].position) <= 1.0 ? $0 : nil }
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
+        discussion: """
+        Epochs come from each scenario's walks and from static test points on a grid over its rooms.
+        Winner rule: \(Leaderboard.ruleText).
+        Estimators: \(EstimatorKind.allCases.map { "\n  \($0.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \($0.summary)" }.joined())
+        Example: indoorlab compare --seeds 10 --out out/compare
+        """)
+
+    @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
+    var scenarios: [String] = []
+
+    @Option(help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed).")
+    var seeds: Int = 10
+
+    @Option(help: "First seed.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
+    var estimators: [EstimatorKind] = EstimatorKind.allCases
+
+    @Flag(help: "Print the leaderboard as JSON.")
+    var json = false
+
+    @Option(help: "Write per-epoch results (<scenario>-epochs.csv) and run.json here, for plots and later comparisons.")
+    var out: String?
+
+    func validate() throws {
+        guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1") }
+    }
+
+    func run() throws {
+        let paths = scenarios.isEmpty ? bundledScenarioPaths() : scenarios.map(resolveScenarioPath)
+        guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
+        let loaded = try paths.map { try loadScenario($0) }
+        let seedList = (0..<seeds).map { seed + UInt64($0) }
+        let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators)
+        let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
+        let start = Date()
+        let results = tournament.run { progress.advance() }
+        let elapsed = Date().timeIntervalSince(start)
+        let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
+
+        if let out {
+            let manifest = RunManifest(scenarios: zip(loaded, paths).map { .init(name: $0.name, path: $1) },
+                                       seeds: seedList, estimators: estimators, leaderboard: board)
+            try ResultsWriter.write(results: results, manifest: manifest, to: out)
+        }
+        if json {
+            try writeOutput(String(decoding: try RunManifest.encoder().encode(board), as: UTF8.self) + "\n", to: nil)
+        } else {
+            print(LeaderboardTable.render(board))
+            print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
+            if let out { print("results written to \(out)/") }
+        }
+    }
+}
+
+enum EstimatorList {
+    static func parse(_ text: String) throws -> [EstimatorKind] {
+        try text.split(separator: ",").map { name in
+            guard let k = EstimatorKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("unknown estimator '\(name)'; known: \(EstimatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return k
+        }
+    }
+}
+
+enum ResultsWriter {
+    /// Writes every scenario's results and then the manifest, each file atomically.
+    static func write(results: [EpochResult], manifest: RunManifest, to dir: String) throws {
+        let grouped = Dictionary(grouping: results, by: \.scenario)
+        for s in manifest.scenarios {
+            try writeAtomically(Data(ResultsFile.encode(grouped[s.name] ?? []).utf8),
+                                to: dir + "/" + RunManifest.resultsFileName(s.name))
+        }
+        try writeAtomically(try RunManifest.encoder().encode(manifest), to: dir + "/" + RunManifest.fileName)
+    }
+}
+
+enum LeaderboardTable {
+    static func render(_ b: Leaderboard) -> String {
+        func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
+        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 0) + "%" } ?? "—" }
+        let cols = ["estimator", "avail", "mean", "CE50", "P75", "P90", "CE95", "RMSE", "max", "room", "exhibit", "frieze", "√CRLB", "eff"]
+        var out = ""
+        for s in b.scenarios {
+            out += "\n\(s)\n"
+            var rows = [cols]
+            for sc in b.scores where sc.scenario == s {
+                let st = sc.stats
+                rows.append([sc.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90),
+                             m(st.p95), m(st.rmse), m(st.max), pct(sc.roomHitRate), pct(sc.exhibitHitRate),
+                             pct(sc.friezeHitRate), sc.crlbRMSE.map(m) ?? "—", sc.efficiency.map { Format.fixed($0, 2) } ?? "—"])
+            }
+            out += table(rows)
+        }
+        out += "\noverall (errors in metres; \(b.seeds.count) seeds)\n"
+        var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
+        for (i, o) in b.overall.enumerated() {
+            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), o.eligible ? "yes" : "no"])
+        }
+        out += table(rows)
+        out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
+        return out
+    }
+
+    /// A plain-text table: text columns left-aligned, numbers right-aligned.
+    static func table(_ rows: [[String]]) -> String {
+        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
+        let textColumns = Set((0..<rows[0].count).filter { c in rows.dropFirst().allSatisfy { Double($0[c]) == nil && !$0[c].hasSuffix("%") && $0[c] != "—" } })
+        return rows.map { r in
+            r.enumerated().map { c, v in textColumns.contains(c) ? v.padding(toLength: widths[c], withPad: " ", startingAt: 0) : v.leftPad(widths[c]) }
+                .joined(separator: "  ")
+        }.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import LabCore
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check scenario files and report every problem with file, line and field path.",
+        discussion: "Exit code 0 when all files are valid, 2 otherwise. Example: indoorlab validate Scenarios/*.yaml")
+
+    @Argument(help: "Scenario YAML files (or names of bundled scenarios).")
+    var files: [String]
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    struct FileResult: Encodable { var file: String; var valid: Bool; var errors: [String]; var summary: String? }
+
+    func run() throws {
+        var results: [FileResult] = []
+        for f in files {
+            let path = resolveScenarioPath(f)
+            do {
+                let s = try ScenarioLoader.load(path: path)
+                let summary = "\(s.name): \(s.beacons.count) beacons, \(s.rooms.count) rooms, \(s.walls.count) walls, "
+                    + "\(s.landmarks.count) landmarks, \(s.checkpoints.count) checkpoints, \(s.walks.count) walks"
+                results.append(FileResult(file: path, valid: true, errors: [], summary: summary))
+            } catch let e as InputErrors {
+                results.append(FileResult(file: path, valid: false, errors: e.errors.map(\.description), summary: nil))
+            }
+        }
+        if json {
+            try writeOutput(jsonString(results), to: nil)
+        } else {
+            for r in results {
+                if r.valid { print("ok  \(r.file)  (\(r.summary ?? ""))") }
+                else { r.errors.forEach { printError("error: " + $0) } }
+            }
+        }
+        if results.contains(where: { !$0.valid }) { throw badInputExit }
+    }
+}
