@@ -101,7 +101,7 @@ public struct RadioModel: Sendable, Hashable {
     }
 
     /// Advertisements a beacon sends in one scan window (at least one).
-    public var advertisementsPerWindow: Int { max(1, Int((scanWindow / advertisingInterval).rounded(.down))) }
+    public var advertisementsPerWindow: Int { max(1, Int((scanWindow / advertisingInterval + 1e-9).rounded(.down))) }
 
     /// Mean RSSI at distance `d` metres for a beacon whose 1 m power is `p0`, before walls and noise.
     @inlinable public func meanRSSI(distance d: Double, p0: Double) -> Double {

@@ -10,7 +10,9 @@ import LabCore
 ///
 /// then lost with probability `packetLoss`, rounded to whole dBm when `quantize`, and dropped below
 /// `sensitivity`. A scan window holds floor(scanWindow / advertisingInterval) advertisements per beacon;
-/// the phone is taken to stand at the window's mid-point position for the whole window. With a
+/// the phone is taken to stand still for the window at the epoch's position, which it reaches at the
+/// window's middle (so the walk's clock starts half a window before the first waypoint). A QR checkpoint
+/// is scanned once per pass: in the first window whose path comes within 1 m of it. With a
 /// `correlationDistance`, X is one Gudmundson process per beacon along the walk (correlation
 /// exp(−Δ/d_corr) between windows Δ metres apart), shared by the advertisements of one window.
 public struct Simulator: Sendable {
@@ -81,6 +83,7 @@ public struct Simulator: Sendable {
         var epochs: [Epoch] = []
         var t = 0.0
         var previous: Point?
+        var lastCheckpoint: Int?
 
         func emit(_ p: Point, look: LookEvent?) {
             var readings: [RSSIReading] = []
@@ -95,9 +98,11 @@ public struct Simulator: Sendable {
                                             identified: look.identified, rng: rng))
                 }
             }
-            let checkpoint = checkpointPassed(from: previous ?? p, to: p)
+            // Registered once per pass: not again while the path stays near the same code.
+            let near = checkpointPassed(from: previous ?? p, to: p)
+            let checkpoint = near != lastCheckpoint ? near : nil
+            lastCheckpoint = near
             epochs.append(Epoch(walk: walk.name, index: epochs.count, t: mid, truth: p,
-                                truthSource: checkpoint != nil ? .checkpoint : .simulated,
                                 room: scenario.roomIndex(at: p), readings: readings, headings: headings,
                                 checkpoint: checkpoint))
             previous = p

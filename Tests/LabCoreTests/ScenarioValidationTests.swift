@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import LabCore
+
+/// A small valid scenario; each test breaks one thing.
+let validYAML = """
+name: test-room
+description: a 10 m × 8 m room
+bounds: {width: 10, depth: 8}
+radio: {p0: -59, exponent: 2.0, sigma: 4}
+rooms:
+  - name: Room
+    area: Ground floor
+    polygon: [[0, 0], [10, 0], [10, 8], [0, 8]]
+walls:
+  - {from: [5, 0], to: [5, 3], material: drywall}
+beacons:
+  - {id: B1, uuid: B9407F30-F5F8-466E-AFF9-25556B57FE6D, major: 1, minor: 1, position: [1, 1]}
+  - {id: B2, position: [9, 1], p0: -62}
+  - {id: B3, position: [5, 7], height: 2.5}
+landmarks:
+  - {name: Newton, kind: frieze, position: [5, 8], facing: 180, width: 3}
+  - {name: Clock, kind: exhibit, position: [2, 6]}
+checkpoints:
+  - {id: QR-1, position: [1, 4]}
+walks:
+  - name: stroll
+    speed: 1.2
+    waypoints: [[1, 4], [9, 4]]
+    looks: [{at: 1, friezes: [Newton]}]
+compass: {sigma: 8, bias: 2}
+"""
+
+func parse(_ yaml: String) throws -> Scenario { try ScenarioLoader.parse(yaml: yaml, file: "test.yaml") }
+
+/// The errors a broken YAML gives, as strings.
+func errors(_ yaml: String) -> [String] {
+    do { _ = try parse(yaml); return [] }
+    catch let e as InputErrors { return e.errors.map(\.description) }
+    catch { return ["unexpected error type: \(error)"] }
+}
+
+@Suite struct ScenarioValidationTests {
+    @Test func validScenarioParsesWithEveryField() throws {
+        let s = try parse(validYAML)
+        #expect(s.name == "test-room")
+        #expect(s.bounds == Rect(minX: 0, minY: 0, maxX: 10, maxY: 8))
+        #expect(s.beacons.count == 3)
+        #expect(s.beacons[0].uuid == "B9407F30-F5F8-466E-AFF9-25556B57FE6D" && s.beacons[0].major == 1)
+        #expect(s.beacons[1].p0 == -62)
+        #expect(s.beacons[2].height == 2.5)
+        #expect(s.walls[0].loss == 3.4)
+        #expect(s.radio.sigma == 4 && s.radio.sensitivity == -100 && s.radio.quantize)
+        #expect(s.walks[0].looks == [LookEvent(waypoint: 1, friezes: ["Newton"], identified: true)])
+        #expect(s.compass == CompassModel(sigma: 8, bias: 2, biasSigma: 0))
+        #expect(s.rooms[0].area == "Ground floor")
+        #expect(s.friezes.map(\.name) == ["Newton"])
+    }
+
+    @Test func unknownKeyNamesTheFieldAndSuggests() {
+        let e = errors(validYAML.replacingOccurrences(of: "radio: {p0: -59,", with: "radio: {p_0: -59,"))
+        #expect(e.count == 1)
+        #expect(e.first?.contains("test.yaml:4") == true)
+        #expect(e.first?.contains("radio.p_0: unknown key 'p_0'") == true)
+        #expect(e.first?.contains("did you mean 'p0'") == true)
+    }
+
+    @Test func missingFieldIsNamed() {
+        let e = errors(validYAML.replacingOccurrences(of: "{id: B2, position: [9, 1], p0: -62}", with: "{id: B2, p0: -62}"))
+        #expect(e.contains { $0.contains("beacons[1].position: missing required field 'position'") })
+    }
+
+    @Test func wrongTypeSaysWhatWasExpected() {
+        let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: loud}"))
+        #expect(e.contains { $0.contains("radio.sigma: expected a finite number, found 'loud'") })
+        let p = errors(validYAML.replacingOccurrences(of: "position: [9, 1]", with: "position: [9]"))
+        #expect(p.contains { $0.contains("beacons[1].position: expected a point [x, y] in metres") })
+    }
+
+    @Test func duplicateIdsAreReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: B1,"))
+        #expect(e.contains { $0.contains("beacons[1].id: duplicate id 'B1' (first used by beacons[0])") })
+    }
+
+    @Test func beaconOutsideBoundsIsReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "position: [9, 1]", with: "position: [12, 1]"))
+        #expect(e.contains { $0.contains("beacons[1].position: beacon 'B2'") && $0.contains("outside the bounds") })
+    }
+
+    @Test func waypointOutsideBoundsIsReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "[[1, 4], [9, 4]]", with: "[[1, 4], [9, 40]]"))
+        #expect(e.contains { $0.contains("walks[0].waypoints[1]: waypoint") && $0.contains("outside the bounds") })
+    }
+
+    @Test func degenerateAndSelfCrossingPolygonsAreReported() {
+        let flat = errors(validYAML.replacingOccurrences(of: "[[0, 0], [10, 0], [10, 8], [0, 8]]", with: "[[0, 0], [5, 0], [10, 0]]"))
+        #expect(flat.contains { $0.contains("rooms[0].polygon: room 'Room' is degenerate") })
+        let bowTie = errors(validYAML.replacingOccurrences(of: "[[0, 0], [10, 0], [10, 8], [0, 8]]", with: "[[0, 0], [10, 8], [10, 0], [0, 5]]"))
+        #expect(bowTie.contains { $0.contains("rooms[0].polygon: room 'Room' crosses itself") })
+    }
+
+    @Test func negativeSigmaIsRejected() {
+        let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: -4}"))
+        #expect(e.contains { $0.contains("radio.sigma: expected a number ≥ 0, found -4") })
+        let c = errors(validYAML.replacingOccurrences(of: "compass: {sigma: 8", with: "compass: {sigma: -8"))
+        #expect(c.contains { $0.contains("compass.sigma: expected a number ≥ 0") })
+    }
+
+    @Test func unknownFriezeReferenceIsReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "friezes: [Newton]", with: "friezes: [Newtom]"))
+        #expect(e.contains { $0.contains("walks[0].looks[0].friezes[0]: no frieze named 'Newtom'; known friezes: Newton") })
+        // An exhibit is not a frieze.
+        let x = errors(validYAML.replacingOccurrences(of: "friezes: [Newton]", with: "friezes: [Clock]"))
+        #expect(x.contains { $0.contains("no frieze named 'Clock'") })
+    }
+
+    @Test func lookAtAMissingWaypointIsReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "{at: 1,", with: "{at: 5,"))
+        #expect(e.contains { $0.contains("walks[0].looks[0].at: expected a waypoint index in 0..<2, found 5") })
+    }
+
+    @Test func unknownMaterialAndBadUUIDAndBadProbability() {
+        let m = errors(validYAML.replacingOccurrences(of: "material: drywall", with: "material: cardboard"))
+        #expect(m.contains { $0.contains("walls[0].material: unknown material 'cardboard'") })
+        let u = errors(validYAML.replacingOccurrences(of: "uuid: B9407F30-F5F8-466E-AFF9-25556B57FE6D", with: "uuid: not-a-uuid"))
+        #expect(u.contains { $0.contains("beacons[0].uuid: expected an iBeacon UUID") })
+        let p = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, packet_loss: 1.5}"))
+        #expect(p.contains { $0.contains("radio.packet_loss: expected a probability in [0, 1)") })
+    }
+
+    @Test func syntaxErrorGivesTheLine() {
+        let e = errors("name: x\nbounds: {width: 10, depth: 8\nbeacons: []\n")
+        #expect(e.count == 1)
+        #expect(e.first?.hasPrefix("test.yaml:") == true)
+        #expect(e.first?.contains("YAML syntax error") == true)
+    }
+
+    @Test func emptyAndNonMappingFilesAreRejected() {
+        #expect(errors("").first?.contains("empty") == true)
+        #expect(errors("- 1\n- 2\n").first?.contains("expected a mapping") == true)
+    }
+
+    @Test func severalProblemsAreReportedTogether() {
+        let broken = validYAML
+            .replacingOccurrences(of: "sigma: 4}", with: "sigma: -1}")
+            .replacingOccurrences(of: "{id: B2,", with: "{id: B1,")
+        #expect(errors(broken).count == 2)
+    }
+
+    @Test func missingFileIsAClearError() {
+        #expect(throws: InputErrors.self) { try ScenarioLoader.load(path: "/nonexistent/x.yaml") }
+    }
+
+    static let bundled: [String] = {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scenarios")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") }.sorted().map { dir.appendingPathComponent($0).path }
+    }()
+
+    @Test func thereAreFiveBundledScenarios() {
+        #expect(Self.bundled.map { URL(fileURLWithPath: $0).lastPathComponent } ==
+                ["esoc-office.yaml", "killian-court.yaml", "museum-gallery.yaml", "open-hall.yaml", "smart-home.yaml"])
+    }
+
+    @Test(arguments: bundled)
+    func bundledScenarioIsValid(path: String) throws {
+        let s = try ScenarioLoader.load(path: path)
+        #expect(!s.beacons.isEmpty)
+        #expect(!s.walks.isEmpty)
+    }
+
+    @Test func killianCourtHasTheTenFriezes() throws {
+        let path = try #require(Self.bundled.first { $0.hasSuffix("killian-court.yaml") })
+        let s = try ScenarioLoader.load(path: path)
+        #expect(Set(s.friezes.map(\.name)) == ["Aristotle", "Newton", "Franklin", "Pasteur", "Lavoisier", "Faraday",
+                                                "Archimedes", "da Vinci", "Darwin", "Copernicus"])
+    }
+}
