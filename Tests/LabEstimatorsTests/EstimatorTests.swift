@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+import LabCore
+@testable import LabEstimators
+
+let square = [Point(0, 0), Point(20, 0), Point(20, 15), Point(0, 15), Point(10, 7)]
+let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
+
+@Suite struct NoiseFreeTests {
+    static let points: [Point] = {
+        var r = TestRandom(7)
+        return (0..<25).map { _ in Point(r.uniform(1, 19), r.uniform(1, 14)) }
+    }()
+
+    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    func rangeEstimatorsAreExactWithoutNoise(kind: EstimatorKind) throws {
+        let venue = makeVenue(square)
+        let est = kind.make(venue: venue)
+        for p in Self.points {
+            let fix = try #require(est.locate(exactObservation(venue, at: p)).fix, "no fix at \(p)")
+            #expect(fix.position.distance(to: p) < 1e-6, "\(kind) at \(p): \(fix.position)")
+        }
+    }
+
+    @Test func exactWithMountingHeights() throws {
+        let venue = makeVenue(square, heights: [1.8, 1.8, 1.3, 1.8, 2.0])
+        for kind in [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange] {
+            let est = kind.make(venue: venue)
+            for p in Self.points.prefix(10) {
+                let fix = try #require(est.locate(exactObservation(venue, at: p)).fix)
+                #expect(fix.position.distance(to: p) < 1e-6, "\(kind) at \(p)")
+            }
+        }
+    }
+
+    @Test(arguments: [EstimatorKind.bearing, .fusion])
+    func bearingEstimatorsAreExactWithIdentifiedHeadings(kind: EstimatorKind) throws {
+        let venue = makeVenue(square, friezes: friezePositions)
+        let est = kind.make(venue: venue)
+        for p in Self.points {
+            let o = exactObservation(venue, at: p, headingsTo: [0, 1, 2])
+            let fix = try #require(est.locate(o).fix)
+            #expect(fix.position.distance(to: p) < 1e-6, "\(kind) at \(p): \(fix.position)")
+        }
+    }
+
+    @Test func bearingMatchesUnidentifiedHeadingsToTheRightFriezes() throws {
+        let venue = makeVenue(square, friezes: friezePositions)
+        let est = BearingEstimator(venue: venue)
+        for p in Self.points {
+            var o = exactObservation(venue, at: p, headingsTo: [1, 0, 2], identified: false)
+            // Realistic RSSI noise: the first match comes from a rough RSSI fix.
+            var r = TestRandom(UInt64(p.x * 1000))
+            for i in o.beacons.indices { o.beacons[i].rssi += 2 * r.gaussian() }
+            let fix = try #require(est.locate(o).fix)
+            #expect(fix.position.distance(to: p) < 1e-6)
+            #expect(fix.frieze == 2, "the last heading pointed at frieze 2")
+        }
+    }
+
+    @Test func trilaterationPicksTheIntersectionTheThirdBeaconAgreesWith() throws {
+        // Beacons 0 and 1 on the x axis; the circles meet at (5, ±4). Beacon 2 sits above or below.
+        for (third, truth) in [(Point(5, 10), Point(5, 4)), (Point(5, -10), Point(5, -4)),
+                               (Point(-3, 9), Point(5, 4)), (Point(12, -6), Point(5, -4))] {
+            // The third beacon transmits 30 dB weaker, so beacons 0 and 1 are the strongest two
+            // while every range stays exact.
+            let venue = Venue(name: "t", bounds: Rect(minX: -50, minY: -50, maxX: 50, maxY: 50), radio: RadioModel(),
+                              beaconIDs: ["0", "1", "2"], beaconPositions: [Point(0, 0), Point(10, 0), third],
+                              beaconP0: [-59, -59, -89], beaconHeightOffset: [0, 0, 0])
+            let o = exactObservation(venue, at: truth)
+            try #require(Set(o.beacons.prefix(2).map(\.beacon)) == [0, 1])
+            let fix = try #require(TrilaterationEstimator(venue: venue).locate(o).fix)
+            #expect(fix.position.distance(to: truth) < 1e-9, "third beacon at \(third)")
+            #expect(fix.beaconsUsed.contains(2))
+        }
+    }
+
+    @Test func trilaterationFallbacksWhenCirclesDoNotMeet() throws {
+        let venue = makeVenue([Point(0, 0), Point(10, 0), Point(5, 8)])
+        let est = TrilaterationEstimator(venue: venue)
+        func obs(_ r0: Double, _ r1: Double, _ r2: Double) -> Observation {
+            Observation(beacons: [r0, r1, r2].enumerated().map {
+                BeaconObservation(beacon: $0, rssi: venue.radio.meanRSSI(distance: $1, p0: -59))
+            })
+        }
+        // Apart: ranges 2 and 3 over a 10 m gap; both scaled by 2 → touch at x = 4.
+        let apart = try #require(est.locate(obs(2, 3, 20)).fix)
+        #expect(apart.position.distance(to: Point(4, 0)) < 1e-9)
+        // Inside: r0 = 15 contains the circle of beacon 1 (r1 = 1): midway between far points x = 15 and x = 11.
+        let inside = try #require(est.locate(obs(15, 1, 30)).fix)
+        #expect(inside.position.distance(to: Point(13, 0)) < 1e-9)
+    }
+}
+
+@Suite struct ProximityTests {
+    @Test func bucketsSwitchExactlyAtTheirThresholds() {
+        #expect(ProximityBucket.classify(distance: 0) == .immediate)
+        #expect(ProximityBucket.classify(distance: 0.4999999) == .immediate)
+        #expect(ProximityBucket.classify(distance: 0.5) == .near)
+        #expect(ProximityBucket.classify(distance: 2.9999999) == .near)
+        #expect(ProximityBucket.classify(distance: 3) == .far)
+        #expect(ProximityBucket.classify(distance: 300) == .far)
+        #expect(ProximityBucket.classify(distance: nil) == .unknown)
+        #expect(ProximityBucket.classify(distance: .nan) == .unknown)
+    }
+
+    @Test func fixIsTheNearestBeaconOfTheBestBucket() throws {
+        let venue = makeVenue([Point(0, 0), Point(10, 0), Point(0, 10)])
+        let est = ProximityEstimator(venue: venue)
+        let fix = try #require(est.locate(exactObservation(venue, at: Point(9.7, 0.2))).fix)
+        #expect(fix.position == Point(10, 0))
+        #expect(fix.uncertainty == 0.5)
+        let far = try #require(est.locate(exactObservation(venue, at: Point(5, 5))).fix)
+        #expect(far.uncertainty! > 3)
+    }
+}
+
+@Suite struct DegenerateInputTests {
+    static let venue = makeVenue(square, friezes: friezePositions)
+
+    @Test(arguments: EstimatorKind.allCases)
+    func noBeaconsGivesAReason(kind: EstimatorKind) {
+        let outcome = kind.make(venue: Self.venue).locate(Observation(beacons: []))
+        guard case .noFix(let reason) = outcome else { Issue.record("\(kind) gave a fix from nothing"); return }
+        #expect(!reason.description.isEmpty)
+    }
+
+    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    func oneBeaconIsTooFew(kind: EstimatorKind) {
+        let o = Observation(beacons: [BeaconObservation(beacon: 0, rssi: -60)])
+        #expect(kind.make(venue: Self.venue).locate(o) == .noFix(.tooFewBeacons(heard: 1, needed: 3)))
+    }
+
+    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    func collinearBeaconsAreDegenerate(kind: EstimatorKind) {
+        let line = makeVenue([Point(0, 0), Point(5, 0), Point(10, 0), Point(20, 0)])
+        let outcome = kind.make(venue: line).locate(exactObservation(line, at: Point(7, 3)))
+        guard case .noFix(.degenerateGeometry) = outcome else { Issue.record("\(kind): \(outcome)"); return }
+    }
+
+    @Test(arguments: EstimatorKind.allCases)
+    func nanRSSIAndDuplicatesAreInvalidInput(kind: EstimatorKind) {
+        let est = kind.make(venue: Self.venue)
+        let nan = Observation(beacons: [BeaconObservation(beacon: 0, rssi: .nan), BeaconObservation(beacon: 1, rssi: -70),
+                                        BeaconObservation(beacon: 2, rssi: -72)])
+        let dup = Observation(beacons: [BeaconObservation(beacon: 0, rssi: -60), BeaconObservation(beacon: 0, rssi: -61),
+                                        BeaconObservation(beacon: 2, rssi: -72)])
+        let unknown = Observation(beacons: [BeaconObservation(beacon: 99, rssi: -60)])
+        for o in [nan, dup, unknown] {
+            guard case .noFix(.invalidInput) = est.locate(o) else { Issue.record("\(kind) accepted \(o)"); continue }
+        }
+    }
+
+    @Test(arguments: [EstimatorKind.leastSquares, .leastSquaresRange, .fusion, .trilateration])
+    func absurdButFiniteRSSINeverCrashes(kind: EstimatorKind) {
+        let est = kind.make(venue: Self.venue)
+        for values in [[0.0, 0, 0], [50, -200, 10], [-300, -300, -300], [-1e6, 1e6, 0], [-59, -59, -59]] {
+            let o = Observation(beacons: values.enumerated().map { BeaconObservation(beacon: $0, rssi: $1) })
+            switch est.locate(o) {
+            case .fix(let f): #expect(f.position.isFinite)
+            case .noFix(let r): #expect(!r.description.isEmpty)
+            }
+        }
+    }
+
+    @Test func bearingNeedsTwoHeadings() {
+        let est = BearingEstimator(venue: Self.venue)
+        let o = exactObservation(Self.venue, at: Point(5, 5), headingsTo: [0])
+        #expect(est.locate(o) == .noFix(.tooFewHeadings(have: 1, needed: 2)))
+        let parallel = Observation(beacons: [], headings: [
+            HeadingReading(t: 0, heading: 0, accuracy: 5, frieze: 0, target: 0),
+            HeadingReading(t: 0, heading: 0, accuracy: 5, frieze: 0, target: 0)])
+        guard case .noFix = est.locate(parallel) else { Issue.record("parallel lines gave a fix"); return }
+    }
+}
+
+@Suite struct EquivarianceTests {
+    /// Noisy observations: the fix of a translated/rotated world must move with the world.
+    static func noisy(_ venue: Venue, at p: Point, seed: UInt64) -> Observation {
+        var o = exactObservation(venue, at: p, headingsTo: venue.friezes)
+        var r = TestRandom(seed)
+        for i in o.beacons.indices { o.beacons[i].rssi += 4 * r.gaussian() }
+        for i in o.headings.indices { o.headings[i].heading = Bearing.normalise(o.headings[i].heading + 3 * r.gaussian()) }
+        return o
+    }
+
+    static let transforms: [(name: String, apply: @Sendable (Point) -> Point, headingShift: Double)] = [
+        ("translate (+37, −12)", { $0 + Point(37, -12) }, 0),
+        ("rotate 30° about (4, 9)", { $0.rotated(by: .pi / 6, about: Point(4, 9)) }, -30),
+        ("rotate −117° about origin", { $0.rotated(by: -117 * .pi / 180) }, 117),
+    ]
+
+    @Test(arguments: EstimatorKind.allCases)
+    func fixMovesWithTheWorld(kind: EstimatorKind) throws {
+        let base = makeVenue(square, friezes: friezePositions)
+        var r = TestRandom(99)
+        for t in Self.transforms {
+            let moved = makeVenue(square.map(t.apply), friezes: friezePositions.map(t.apply))
+            let a = kind.make(venue: base), b = kind.make(venue: moved)
+            for k in 0..<20 {
+                let p = Point(r.uniform(2, 18), r.uniform(2, 13))
+                let o1 = Self.noisy(base, at: p, seed: UInt64(k))
+                var o2 = o1
+                // Rotating the world counter-clockwise by θ turns compass headings clockwise by θ.
+                for i in o2.headings.indices { o2.headings[i].heading = Bearing.normalise(o2.headings[i].heading + t.headingShift) }
+                switch (a.locate(o1), b.locate(o2)) {
+                case (.fix(let f1), .fix(let f2)):
+                    // Iterative solvers stop on a convergence test, so allow 10 µm.
+                    #expect(t.apply(f1.position).distance(to: f2.position) < 1e-5, "\(kind), \(t.name), point \(p)")
+                case (.noFix(let r1), .noFix(let r2)):
+                    #expect(r1.code == r2.code)
+                default:
+                    Issue.record("\(kind), \(t.name): a fix in one world and none in the other")
+                }
+            }
+        }
+    }
+}

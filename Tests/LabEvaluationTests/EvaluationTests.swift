@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import LabCore
+import LabSimulation
+import LabEstimators
+@testable import LabEvaluation
+
+let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Scenarios").path
+
+@Suite struct MetricsTests {
+    @Test func statisticsOfAKnownSample() {
+        let errors = (1...100).map(Double.init)
+        let s = ErrorStatistics(errors: errors.shuffled(), attempts: 125)
+        #expect(s.count == 125 && s.fixes == 100)
+        #expect(s.availability == 0.8)
+        #expect(s.mean == 50.5)
+        #expect(s.median == 50.5)
+        #expect(abs(s.p75 - 75.25) < 1e-12)
+        #expect(abs(s.p90 - 90.1) < 1e-12)
+        #expect(abs(s.p95 - 95.05) < 1e-12)
+        #expect(abs(s.rmse - (338350.0 / 100).squareRoot()) < 1e-12)
+        #expect(s.max == 100)
+    }
+
+    @Test func noFixesGivesNaNNotACrash() {
+        let s = ErrorStatistics(errors: [], attempts: 10)
+        #expect(s.availability == 0)
+        #expect(s.p75.isNaN)
+    }
+}
+
+@Suite struct CramerRaoTests {
+    @Test func fourBeaconsOnASquareMatchTheClosedForm() {
+        // Beacons at (±a, ±a) around p: F = b/a² · I, so trace(F⁻¹) = 2a²/b.
+        let a = 5.0
+        let radio = RadioModel(exponent: 2.5, sigma: 6)
+        let venue = Venue(name: "sq", bounds: Rect(minX: -10, minY: -10, maxX: 10, maxY: 10), radio: radio,
+                          beaconIDs: ["1", "2", "3", "4"], beaconPositions: [Point(a, a), Point(-a, a), Point(-a, -a), Point(a, -a)],
+                          beaconP0: [-59, -59, -59, -59], beaconHeightOffset: [0, 0, 0, 0])
+        let b = pow(10 * 2.5 / (6 * log(10)), 2)
+        let crlb = CramerRaoBound(venue: venue)
+        #expect(abs(crlb.bound(at: .zero, beacons: (0..<4).map { ($0, 1) }) - 2 * a * a / b) < 1e-9)
+        // k readings each: the bound shrinks by k.
+        #expect(abs(crlb.bound(at: .zero, beacons: (0..<4).map { ($0, 10) }) - 2 * a * a / b / 10) < 1e-9)
+        // On the line through two beacons, nothing is known across it: the bound is infinite.
+        #expect(crlb.bound(at: Point(a, 0), beacons: [(0, 1), (3, 1)]) == .infinity)
+    }
+
+    @Test func bearingsAddInformation() {
+        let venue = Venue(name: "b", bounds: Rect(minX: -10, minY: -10, maxX: 10, maxY: 10), radio: RadioModel(),
+                          beaconIDs: ["1", "2", "3"], beaconPositions: [Point(5, 0), Point(-5, 0), Point(0, 5)],
+                          beaconP0: [-59, -59, -59], beaconHeightOffset: [0, 0, 0])
+        let crlb = CramerRaoBound(venue: venue)
+        let rssiOnly = crlb.bound(at: .zero, beacons: [(0, 1), (1, 1), (2, 1)])
+        let fused = crlb.bound(at: .zero, beacons: [(0, 1), (1, 1), (2, 1)], bearings: [(Point(0, 20), 5), (Point(20, 0), 5)])
+        #expect(fused < rssiOnly)
+        // Two perpendicular bearings alone, σθ = 5°, at 20 m: σ⊥ = 20·tan-ish = 20·σθ each axis.
+        let only = crlb.bound(at: .zero, beacons: [], bearings: [(Point(0, 20), 5), (Point(20, 0), 5)])
+        let s = 20 * 5 * Double.pi / 180
+        #expect(abs(only - 2 * s * s) < 1e-9)
+    }
+}
+
+@Suite struct TournamentTests {
+    @Test func leastSquaresComesWithin15PercentOfTheBoundInTheOpenHall() throws {
+        let s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
+        #expect(s.radio.sigma == 4)
+        let results = Tournament(scenarios: [s], seeds: Array(1...5), estimators: [.leastSquares]).run()
+        let score = ScenarioScore(scenario: s.name, estimator: .leastSquares, results: results)
+        let efficiency = try #require(score.efficiency)
+        #expect(score.stats.availability > 0.99)
+        #expect(score.stats.fixes > 1000)
+        #expect(abs(efficiency - 1) <= 0.15, "RMSE \(score.stats.rmse) m vs sqrt(mean CRLB) \(score.crlbRMSE ?? .nan) m")
+    }
+
+    @Test func sameSeedsGiveIdenticalResultsWhateverTheScheduling() throws {
+        let names = ["open-hall", "smart-home"]
+        let scenarios = try names.map { try ScenarioLoader.load(path: scenariosDir + "/\($0).yaml") }
+        let t = Tournament(scenarios: scenarios, seeds: [3, 4], estimators: [.trilateration, .leastSquares, .proximity])
+        let a = t.run(), b = t.run()
+        #expect(a == b)
+        #expect(ResultsFile.encode(a) == ResultsFile.encode(b))
+        let c = Tournament(scenarios: scenarios, seeds: [5, 6], estimators: [.trilateration, .leastSquares, .proximity]).run()
+        #expect(ResultsFile.encode(a) != ResultsFile.encode(c))
+    }
+
+    @Test func leaderboardPicksTheLowestMeanP75AmongAvailableEstimators() {
+        func results(_ est: EstimatorKind, scenario: String, errors: [Double?]) -> [EpochResult] {
+            errors.enumerated().map { i, e in
+                EpochResult(scenario: scenario, seed: 1, estimator: est, walk: "grid", epoch: i, t: 0, truth: .zero,
+                            fix: e.map { _ in .zero }, uncertainty: nil, reason: e == nil ? "too-few-beacons" : nil,
+                            error: e, crlb: 1, beaconsHeard: 3, roomHit: nil, exhibitHit: nil, friezeLooks: 0, friezeHits: 0)
+            }
+        }
+        let good = Array(repeating: Optional(1.0), count: 10)
+        let better = Array(repeating: Optional(0.5), count: 10)
+        let sparse = Array(repeating: Optional(0.1), count: 8) + [nil, nil]  // 80 % availability
+        var all: [EpochResult] = []
+        for s in ["a", "b"] {
+            all += results(.trilateration, scenario: s, errors: good)
+            all += results(.leastSquares, scenario: s, errors: s == "a" ? better : good)
+            all += results(.bearing, scenario: s, errors: sparse)
+        }
+        let board = Leaderboard(results: all, scenarios: ["a", "b"], seeds: [1])
+        #expect(board.winner == .leastSquares)
+        #expect(board.overall.map(\.estimator) == [.leastSquares, .trilateration, .bearing])
+        #expect(board.overall.last?.eligible == false)
+        #expect(abs(board.overall[0].meanP75 - 0.75) < 1e-12)
+    }
+}
+
+@Suite struct ResultsFileTests {
+    let sample = [
+        EpochResult(scenario: "s", seed: 7, estimator: .fusion, walk: "tour", epoch: 3, t: 3.5, truth: Point(1.25, 2.5),
+                    fix: Point(1.5, 2.0), uncertainty: 0.75, reason: nil, error: 0.5590, crlb: 0.25, beaconsHeard: 6,
+                    roomHit: true, exhibitHit: false, friezeLooks: 2, friezeHits: 1),
+        EpochResult(scenario: "s", seed: 7, estimator: .bearing, walk: "grid", epoch: 0, t: 0.5, truth: Point(3, 4),
+                    fix: nil, uncertainty: nil, reason: "too-few-headings", error: nil, crlb: .infinity, beaconsHeard: 0,
+                    roomHit: nil, exhibitHit: nil, friezeLooks: 0, friezeHits: 0),
+    ]
+
+    @Test func roundTrip() throws {
+        let text = ResultsFile.encode(sample)
+        let back = try ResultsFile.decode(text, file: "r.csv")
+        #expect(back == sample)
+    }
+
+    @Test func malformedRowsNameTheLineAndField() {
+        var lines = ResultsFile.encode(sample).split(separator: "\n").map(String.init)
+        lines[2] = lines[2].replacingOccurrences(of: ",3.0000,4.0000,", with: ",3.0000,four,")
+        #expect(throws: InputError(file: "r.csv", line: 3, field: "truth_y", "expected a number, found 'four'")) {
+            try ResultsFile.decode(lines.joined(separator: "\n"), file: "r.csv")
+        }
+        #expect(throws: InputError.self) { try ResultsFile.decode("not,a,header\n", file: "r.csv") }
+        #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
+        #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
+    }
+}
