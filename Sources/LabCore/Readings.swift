@@ -91,12 +91,21 @@ public struct Observation: Sendable, Hashable {
     }
 
     /// Why this observation cannot be used as it is (NaN, unknown or repeated beacons), or nil when it is fine.
+    /// Allocation-free: it runs before every fix.
     public func problem(beaconCount: Int) -> String? {
-        var seen = Set<Int>()
-        for b in beacons {
+        var seenLow: UInt64 = 0, seenHigh: UInt64 = 0
+        for (k, b) in beacons.enumerated() {
             if !b.rssi.isFinite { return "RSSI of beacon #\(b.beacon) is not a finite number" }
             if b.beacon < 0 || b.beacon >= beaconCount { return "beacon #\(b.beacon) is not in the venue" }
-            if !seen.insert(b.beacon).inserted { return "beacon #\(b.beacon) appears twice in one epoch" }
+            let repeated: Bool
+            if b.beacon < 64 {
+                repeated = seenLow & (1 << UInt64(b.beacon)) != 0; seenLow |= 1 << UInt64(b.beacon)
+            } else if b.beacon < 128 {
+                repeated = seenHigh & (1 << UInt64(b.beacon - 64)) != 0; seenHigh |= 1 << UInt64(b.beacon - 64)
+            } else {
+                repeated = beacons[..<k].contains { $0.beacon == b.beacon }
+            }
+            if repeated { return "beacon #\(b.beacon) appears twice in one epoch" }
         }
         for h in headings where !h.heading.isFinite { return "a heading is not a finite number" }
         return nil

@@ -15,6 +15,8 @@ public struct Venue: Sendable {
     public let friezes: [Int]
     public let exhibits: [Int]
     public let rooms: [Room]
+    /// True when every beacon is at the phone's height, so ranges order like (P0 − RSSI).
+    public let isPlanar: Bool
 
     public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
                 beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = []) {
@@ -23,6 +25,7 @@ public struct Venue: Sendable {
         self.name = name; self.bounds = bounds; self.radio = radio; self.beaconIDs = beaconIDs
         self.beaconPositions = beaconPositions; self.beaconP0 = beaconP0; self.beaconHeightOffset = beaconHeightOffset
         self.landmarks = landmarks; self.rooms = rooms
+        self.isPlanar = beaconHeightOffset.allSatisfy { $0 == 0 }
         self.friezes = landmarks.indices.filter { landmarks[$0].kind == .frieze }
         self.exhibits = landmarks.indices.filter { landmarks[$0].kind == .exhibit }
     }

@@ -26,15 +26,29 @@ public final class ProximityEstimator: PositionEstimator {
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
         var best: (bucket: ProximityBucket, range: Double, rssi: Double, beacon: Int)?
-        for o in observation.beacons {
-            let r = venue.horizontalRange(beacon: o.beacon, rssi: o.rssi)
-            let b = ProximityBucket.classify(distance: r)
-            if let cur = best {
-                if b < cur.bucket || (b == cur.bucket && (r < cur.range || (r == cur.range && o.rssi > cur.rssi))) {
-                    best = (b, r, o.rssi, o.beacon)
-                }
-            } else { best = (b, r, o.rssi, o.beacon) }
+        if venue.isPlanar {
+            // Range grows with P0 − RSSI, and buckets with range: the nearest beacon is the best-bucket
+            // beacon, so only its range needs the power law.
+            var pick = observation.beacons[0]
+            var key = venue.beaconP0[pick.beacon] - pick.rssi
+            for o in observation.beacons.dropFirst() {
+                let k = venue.beaconP0[o.beacon] - o.rssi
+                if k < key || (k == key && o.rssi > pick.rssi) { key = k; pick = o }
+            }
+            let r = venue.horizontalRange(beacon: pick.beacon, rssi: pick.rssi)
+            best = (ProximityBucket.classify(distance: r), r, pick.rssi, pick.beacon)
+        } else {
+            for o in observation.beacons {
+                let r = venue.horizontalRange(beacon: o.beacon, rssi: o.rssi)
+                let b = ProximityBucket.classify(distance: r)
+                if let cur = best {
+                    if b < cur.bucket || (b == cur.bucket && (r < cur.range || (r == cur.range && o.rssi > cur.rssi))) {
+                        best = (b, r, o.rssi, o.beacon)
+                    }
+                } else { best = (b, r, o.rssi, o.beacon) }
+            }
         }
         guard let best else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
         let radius: Double = best.bucket == .immediate ? 0.5 : best.bucket == .near ? 3 : best.range

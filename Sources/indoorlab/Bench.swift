@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LabCore
 import LabSimulation
+import LabEstimators
+import LabEvaluation
 
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
@@ -15,11 +17,16 @@ struct Bench: ParsableCommand {
     @Option(help: "Approximate seconds to spend on each figure.")
     var seconds: Double = 1.0
 
+    @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
+    var skipTournament = false
+
     struct Figure: Encodable { var name: String; var value: Double; var unit: String; var target: Double?; var note: String }
 
     func run() throws {
         var figures: [Figure] = []
         figures += try BenchSimulation.figures(seconds: seconds)
+        figures += try BenchEstimators.figures(seconds: seconds)
+        if !skipTournament { figures.append(try BenchEstimators.tournament()) }
         if json {
             try writeOutput(jsonString(figures), to: nil)
         } else {
@@ -78,5 +85,55 @@ enum BenchSimulation {
                              note: "\(s.beacons.count) beacons, \(s.walls.count) walls, 1 core"))
         }
         return out
+    }
+}
+
+enum BenchEstimators {
+    /// Observations with every beacon heard: open-hall's 8 beacons (static test points), and
+    /// killian-court's test points (12 beacons, up to 3 frieze headings) for the bearing estimators.
+    static func observations(_ name: String, requireAll: Bool) throws -> (Venue, [Observation]) {
+        let s = try loadScenario(name)
+        let venue = Venue(s)
+        let sim = Simulator(scenario: s)
+        let epochs = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
+        let obs = epochs.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount) }
+            .filter { !requireAll || $0.beacons.count == venue.beaconCount }
+        return (venue, obs)
+    }
+
+    static func figures(seconds: Double) throws -> [Bench.Figure] {
+        let (hall, hallObs) = try observations("open-hall", requireAll: true)
+        let (court, courtObs) = try observations("killian-court", requireAll: false)
+        let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5]
+        var out: [Bench.Figure] = []
+        for kind in EstimatorKind.allCases {
+            let bearingBased = kind == .bearing || kind == .fusion
+            let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
+            let est = kind.make(venue: venue)
+            var i = 0, fixes = 0
+            let r = Bench.rate(seconds: seconds) {
+                for _ in 0..<100 {
+                    if case .fix = est.locate(obs[i % obs.count]) { fixes += 1 }
+                    i += 1
+                }
+                return 100
+            }
+            let heard = obs.map(\.beacons.count).reduce(0, +) / max(obs.count, 1)
+            let note = bearingBased ? "killian-court, \(heard) beacons + ≥2 headings, 1 core" : "open-hall, \(heard) beacons heard, 1 core"
+            out.append(.init(name: "fixes/s [\(kind.rawValue)]", value: r, unit: "fixes/s", target: targets[kind],
+                             note: note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
+        }
+        return out
+    }
+
+    /// Wall time of the whole tournament on the bundled scenarios, on all cores.
+    static func tournament() throws -> Bench.Figure {
+        let scenarios = try bundledScenarioPaths().map { try loadScenario($0) }
+        let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
+        let start = DispatchTime.now().uptimeNanoseconds
+        let results = t.run()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return .init(name: "tournament wall time [\(scenarios.count) scenarios × 10 seeds]", value: elapsed, unit: "s",
+                     target: nil, note: "\(results.count) fixes, \(ProcessInfo.processInfo.activeProcessorCount) cores (target ≤ 30 s)")
     }
 }

@@ -205,8 +205,9 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
                 for i in o2.headings.indices { o2.headings[i].heading = Bearing.normalise(o2.headings[i].heading + t.headingShift) }
                 switch (a.locate(o1), b.locate(o2)) {
                 case (.fix(let f1), .fix(let f2)):
-                    // Iterative solvers stop on a convergence test, so allow 10 µm.
-                    #expect(t.apply(f1.position).distance(to: f2.position) < 1e-5, "\(kind), \(t.name), point \(p)")
+                    // Iterative solvers stop once a step is below 1e-5 of the coordinates (sub-millimetre
+                    // in a venue), and the stopping point depends on the frame: allow 1 mm.
+                    #expect(t.apply(f1.position).distance(to: f2.position) < 1e-3, "\(kind), \(t.name), point \(p)")
                 case (.noFix(let r1), .noFix(let r2)):
                     #expect(r1.code == r2.code)
                 default:
