@@ -39,11 +39,15 @@ let package = Package(
             "LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // An app's-eye example that uses nothing but the IndoorLocator product.
+        .executableTarget(name: "LocatorExample", dependencies: ["IndoorLocator"], path: "Examples/LocatorExample"),
 
         .testTarget(name: "LabCoreTests", dependencies: ["LabCore"]),
         .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabSimulation"]),
         .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
-        .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
+        .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
+        // Imports only IndoorLocator: what an app sees.
+        .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator"]),
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"]),
     ]
 )

@@ -1,0 +1,179 @@
+import Foundation
+internal import LabCore
+internal import LabEstimators
+
+/// Turns what a phone hears from iBeacons (and, optionally, compass headings toward friezes) into a
+/// position with an uncertainty radius.
+///
+/// It wraps the estimator that won IndoorLab's tournament (see ``estimatorName``): RSSI-domain least
+/// squares with GSL's Levenberg–Marquardt, fused with bearing residuals when headings are given.
+///
+/// Thread safety: every method may be called from any thread; calls are serialised internally (the
+/// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
+public final class IndoorLocator: @unchecked Sendable {
+    /// The tournament estimator this library ships.
+    public static let estimatorName = "fusion"
+
+    /// The beacons, in the order given.
+    public let beacons: [BeaconPlacement]
+    /// The radio model in use.
+    public let pathLoss: PathLossModel
+    /// The friezes headings can point at.
+    public let friezes: [Frieze]
+
+    private let venue: Venue
+    private let estimator: any PositionEstimator
+    private let index: [BeaconIdentity: Int]
+    private let lock = NSLock()
+    private var streamSamples: [RSSISample] = []
+    private var streamHeadings: [CompassHeading] = []
+
+    /// Creates a locator from beacon placements and a radio model.
+    /// - Parameters:
+    ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
+    ///     beacons' bounding box grown by 10 m on each side.
+    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats, or a value is not finite.
+    public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
+                area: (width: Double, depth: Double)? = nil) throws {
+        guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
+        var index: [BeaconIdentity: Int] = [:]
+        for (i, b) in beacons.enumerated() {
+            guard index[b.identity] == nil else { throw LocatorError("beacons[\(i)]: identity \(b.identity) is listed twice") }
+            guard b.position.x.isFinite, b.position.y.isFinite else { throw LocatorError("beacons[\(i)].position is not finite") }
+            index[b.identity] = i
+        }
+        guard pathLoss.exponent > 0, pathLoss.shadowingSigma >= 0, pathLoss.scanWindow > 0, pathLoss.measuredPower.isFinite else {
+            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma ≥ 0, measuredPower finite")
+        }
+        let bounds: Rect
+        if let area {
+            guard area.width > 0, area.depth > 0 else { throw LocatorError("area: width and depth must be positive") }
+            bounds = Rect(minX: 0, minY: 0, maxX: area.width, maxY: area.depth)
+        } else {
+            let xs = beacons.map(\.position.x), ys = beacons.map(\.position.y)
+            bounds = Rect(minX: xs.min()! - 10, minY: ys.min()! - 10, maxX: xs.max()! + 10, maxY: ys.max()! + 10)
+        }
+        self.beacons = beacons
+        self.pathLoss = pathLoss
+        self.friezes = friezes
+        self.index = index
+        let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
+                               scanWindow: pathLoss.scanWindow, receiverHeight: pathLoss.receiverHeight)
+        venue = Venue(name: "locator", bounds: bounds, radio: radio,
+                      beaconIDs: beacons.map(\.identity.description),
+                      beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },
+                      beaconP0: beacons.map { $0.measuredPower ?? pathLoss.measuredPower },
+                      beaconHeightOffset: beacons.map { ($0.height ?? pathLoss.receiverHeight) - pathLoss.receiverHeight },
+                      landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) })
+        estimator = EstimatorKind.fusion.make(venue: venue)
+    }
+
+    /// Creates a locator from an IndoorLab scenario file: its beacons (with iBeacon identities),
+    /// radio model, bounds and friezes.
+    /// - Throws: ``LocatorError`` naming the file, line and field of any problem, or a beacon without
+    ///   uuid/major/minor.
+    public convenience init(scenarioAt path: String) throws {
+        let s: Scenario
+        do { s = try ScenarioLoader.load(path: path) } catch { throw LocatorError("\(error)") }
+        var placements: [BeaconPlacement] = []
+        for (i, b) in s.beacons.enumerated() {
+            guard let u = b.uuid.flatMap(UUID.init(uuidString:)), let major = b.major, let minor = b.minor else {
+                throw LocatorError("\(path): beacons[\(i)] ('\(b.id)') has no iBeacon identity (uuid, major, minor)")
+            }
+            placements.append(BeaconPlacement(identity: BeaconIdentity(uuid: u, major: UInt16(major), minor: UInt16(minor)),
+                                              position: Position(x: b.position.x, y: b.position.y), height: b.height, measuredPower: b.p0))
+        }
+        let r = s.radio
+        try self.init(beacons: placements,
+                      pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
+                                              receiverHeight: r.receiverHeight, scanWindow: r.scanWindow),
+                      friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
+                      area: (s.bounds.maxX, s.bounds.maxY))
+    }
+
+    /// Locates from one scan: the samples are averaged per beacon (in dBm). Samples from beacons the
+    /// locator does not know are ignored, as a phone hears other venues' beacons too.
+    /// - Parameter headings: compass headings toward friezes taken during the scan, if any.
+    public func locate(_ samples: [RSSISample], headings: [CompassHeading] = []) -> LocationOutcome {
+        lock.lock(); defer { lock.unlock() }
+        return locateLocked(samples, headings: headings)
+    }
+
+    /// Adds one sample to the stream. Samples older than one scan window before the newest are dropped.
+    public func add(_ sample: RSSISample) {
+        lock.lock(); defer { lock.unlock() }
+        streamSamples.append(sample)
+        prune(before: sample.timestamp - pathLoss.scanWindow)
+    }
+
+    /// Adds one heading to the stream.
+    public func add(_ heading: CompassHeading) {
+        lock.lock(); defer { lock.unlock() }
+        streamHeadings.append(heading)
+    }
+
+    /// The position from the stream's samples of the last scan window ending at `time`.
+    public func currentLocation(at time: Double) -> LocationOutcome {
+        lock.lock(); defer { lock.unlock() }
+        let from = time - pathLoss.scanWindow
+        let samples = streamSamples.filter { $0.timestamp > from && $0.timestamp <= time }
+        let headings = streamHeadings.filter { $0.timestamp > from && $0.timestamp <= time }
+        return locateLocked(samples, headings: headings)
+    }
+
+    /// Forgets the stream.
+    public func reset() {
+        lock.lock(); defer { lock.unlock() }
+        streamSamples.removeAll(keepingCapacity: true)
+        streamHeadings.removeAll(keepingCapacity: true)
+    }
+
+    /// Which frieze a heading taken at `position` points at: the visible frieze whose bearing agrees best.
+    public func frieze(inViewFrom position: Position, heading: Double) -> String? {
+        FriezeMatcher.bestFrieze(for: heading, from: Point(position.x, position.y), venue: venue).map { venue.landmarks[$0].name }
+    }
+
+    // MARK: - Internals
+
+    private func prune(before t: Double) {
+        if let first = streamSamples.first, first.timestamp < t {
+            streamSamples.removeAll { $0.timestamp < t }
+            streamHeadings.removeAll { $0.timestamp < t }
+        }
+    }
+
+    private func locateLocked(_ samples: [RSSISample], headings: [CompassHeading]) -> LocationOutcome {
+        var readings: [RSSIReading] = []
+        readings.reserveCapacity(samples.count)
+        for s in samples {
+            guard let i = index[s.beacon] else { continue }
+            guard s.rssi.isFinite else { return .unavailable(reason: "invalid input: RSSI of \(s.beacon) is not a finite number") }
+            readings.append(RSSIReading(beacon: i, t: s.timestamp, rssi: s.rssi))
+        }
+        var hs: [HeadingReading] = []
+        for h in headings {
+            var frieze: Int?
+            if let name = h.frieze {
+                guard let f = venue.landmarks.firstIndex(where: { $0.name == name }) else {
+                    return .unavailable(reason: "invalid input: no frieze named '\(name)'")
+                }
+                frieze = f
+            }
+            hs.append(HeadingReading(t: h.timestamp, heading: h.degrees, accuracy: h.accuracy, frieze: frieze, target: nil))
+        }
+        let observation = Observation(readings: readings, headings: hs, beaconCount: venue.beaconCount)
+        switch estimator.locate(observation) {
+        case .noFix(let reason): return .unavailable(reason: reason.description)
+        case .fix(let f):
+            return .located(Location(position: Position(x: f.position.x, y: f.position.y), uncertainty: f.uncertainty,
+                                     beaconsUsed: f.beaconsUsed.map { beacons[$0].identity },
+                                     friezeInView: f.frieze.map { venue.landmarks[$0].name }))
+        }
+    }
+
+    /// Internal: the fix for an already-built observation (used to check the library against the tournament).
+    func locate(observation: Observation) -> EstimateOutcome {
+        lock.lock(); defer { lock.unlock() }
+        return estimator.locate(observation)
+    }
+}
