@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+struct Run { var status: Int32; var stdout: String; var stderr: String }
+
+/// Runs the built `indoorlab` binary (the test target depends on it, so it is built first).
+func indoorlab(_ args: [String], cwd: URL = root) throws -> Run {
+    let p = Process()
+    p.executableURL = root.appendingPathComponent(".build/debug/indoorlab")
+    p.arguments = args
+    p.currentDirectoryURL = cwd
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("indoorlab-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+@Suite struct CLITests {
+    @Test func validateAcceptsTheBundledScenarios() throws {
+        let r = try indoorlab(["validate", "open-hall", "museum-gallery", "killian-court", "esoc-office", "smart-home"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") }.count == 5)
+    }
+
+    @Test func validateReportsFileLineAndFieldAndExits2() throws {
+        let dir = try temporaryDirectory()
+        let bad = dir.appendingPathComponent("bad.yaml")
+        try """
+        name: broken
+        bounds: {width: 10, depth: 10}
+        radio: {sigma: -3}
+        beacons:
+          - {id: A, position: [1, 1]}
+          - {id: A, position: [20, 1]}
+        """.write(to: bad, atomically: true, encoding: .utf8)
+        let r = try indoorlab(["validate", bad.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("bad.yaml:3: radio.sigma: expected a number ≥ 0, found -3.0"))
+        #expect(r.stderr.contains("bad.yaml:6: beacons[1].id: duplicate id 'A'"))
+        #expect(r.stderr.contains("beacons[1].position: beacon 'A' at (20.00, 1.00) lies outside the bounds"))
+        let json = try indoorlab(["validate", "--json", bad.path])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(parsed?.first?["valid"] as? Bool == false)
+        #expect((parsed?.first?["errors"] as? [String])?.count == 3)
+    }
+
+    @Test func missingScenarioIsAClearErrorNotACrash() throws {
+        let r = try indoorlab(["simulate", "no-such-venue"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("no-such-venue: cannot read the file"))
+        let w = try indoorlab(["simulate", "open-hall", "--walk", "nowhere"])
+        #expect(w.status == 2)
+        #expect(w.stderr.contains("no walk named 'nowhere'; walks: loop, or 'grid'"))
+    }
+
+    @Test func simulateIsByteIdenticalForASeedAndDiffersForAnother() throws {
+        let a = try indoorlab(["simulate", "museum-gallery", "--seed", "7"])
+        let b = try indoorlab(["simulate", "museum-gallery", "--seed", "7"])
+        let c = try indoorlab(["simulate", "museum-gallery", "--seed", "8"])
+        #expect(a.status == 0)
+        #expect(a.stdout == b.stdout)
+        #expect(a.stdout != c.stdout)
+        let lines = a.stdout.split(separator: "\n")
+        #expect(lines.first == "walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target")
+        #expect(lines.count > 1000)
+        let killian = try indoorlab(["simulate", "killian-court", "--format", "json"])
+        let json = try JSONSerialization.jsonObject(with: Data(killian.stdout.utf8)) as? [String: Any]
+        let epochs = json?["epochs"] as? [[String: Any]]
+        #expect((epochs?.count ?? 0) > 100)
+        #expect(epochs?.contains { ($0["headings"] as? [Any])?.isEmpty == false } == true)
+    }
+
+    @Test func simulateWritesItsOutputFile() throws {
+        let dir = try temporaryDirectory()
+        let out = dir.appendingPathComponent("grid.csv")
+        let r = try indoorlab(["simulate", "open-hall", "--walk", "grid", "-o", out.path])
+        #expect(r.status == 0)
+        let text = try String(contentsOf: out, encoding: .utf8)
+        #expect(text.contains("\ngrid,0,"))
+    }
+
+    @Test func compareRunsTheTournamentAndNamesAWinner() throws {
+        let dir = try temporaryDirectory()
+        let r = try indoorlab(["compare", "open-hall", "smart-home", "--seeds", "2", "--estimators", "least-squares,proximity,centroid", "--out", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("winner: least-squares"))
+        #expect(r.stdout.contains("rule: lowest mean P75"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("open-hall-epochs.csv").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("run.json").path))
+        let j = try indoorlab(["compare", "open-hall", "--seeds", "1", "--estimators", "trilateration,proximity", "--json"])
+        let board = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
+        #expect((board?["scores"] as? [Any])?.count == 2)
+        #expect(board?["winner"] as? String != nil)
+    }
+
+    @Test func unknownEstimatorIsRefused() throws {
+        let r = try indoorlab(["compare", "open-hall", "--estimators", "magic"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("unknown estimator 'magic'"))
+    }
+
+    @Test func benchPrintsFiguresAsJSON() throws {
+        let r = try indoorlab(["bench", "--json", "--seconds", "0.02", "--skip-tournament"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let figures = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
+        let names = figures?.compactMap { $0["name"] as? String } ?? []
+        #expect(names.contains("simulate readings/s [open-hall]"))
+        #expect(names.contains("fixes/s [least-squares]"))
+        #expect(figures?.allSatisfy { ($0["value"] as? Double ?? 0) > 0 } == true)
+    }
+
+    @Test func helpExplainsEachCommand() throws {
+        let r = try indoorlab(["--help"])
+        for command in ["validate", "simulate", "compare", "bench"] { #expect(r.stdout.contains(command)) }
+        let c = try indoorlab(["compare", "--help"])
+        #expect(c.stdout.contains("Winner rule"))
+    }
+}
