@@ -6,13 +6,15 @@ internal import LabEstimators
 /// position with an uncertainty radius.
 ///
 /// It wraps the estimator that won IndoorLab's tournament (see ``estimatorName``): RSSI-domain least
-/// squares with GSL's Levenberg–Marquardt, fused with bearing residuals when headings are given.
+/// squares with GSL's Levenberg–Marquardt whose path-loss model includes the loss of every wall between
+/// beacon and phone, fused with bearing residuals when headings are given. Give it the venue's walls:
+/// without them it is plain (free-space) fusion, which is several times less accurate behind walls.
 ///
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
 public final class IndoorLocator: @unchecked Sendable {
     /// The tournament estimator this library ships.
-    public static let estimatorName = "fusion"
+    public static let estimatorName = "floorplan-fusion"
 
     /// The beacons, in the order given.
     public let beacons: [BeaconPlacement]
@@ -20,11 +22,19 @@ public final class IndoorLocator: @unchecked Sendable {
     public let pathLoss: PathLossModel
     /// The friezes headings can point at.
     public let friezes: [Frieze]
+    /// The walls whose losses the model includes.
+    public let walls: [WallSegment]
 
     private let venue: Venue
     private let estimator: any PositionEstimator
     private let index: [BeaconIdentity: Int]
+    /// The identities packed into integers: comparing them is much cheaper than hashing a UUID.
+    private let packed: [PackedIdentity]
     private let lock = NSLock()
+    // Per-beacon accumulators reused by every fix (the lock guards them).
+    private var sums: [Double]
+    private var counts: [Int]
+    private var observed: [BeaconObservation] = []
     private var streamSamples: [RSSISample] = []
     private var streamHeadings: [CompassHeading] = []
 
@@ -32,9 +42,11 @@ public final class IndoorLocator: @unchecked Sendable {
     /// - Parameters:
     ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
     ///     beacons' bounding box grown by 10 m on each side.
+    ///   - walls: the venue's walls with their losses; the estimator models the loss of each wall a line of
+    ///     sight crosses.
     /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats, or a value is not finite.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
-                area: (width: Double, depth: Double)? = nil) throws {
+                walls: [WallSegment] = [], area: (width: Double, depth: Double)? = nil) throws {
         guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
         var index: [BeaconIdentity: Int] = [:]
         for (i, b) in beacons.enumerated() {
@@ -44,6 +56,9 @@ public final class IndoorLocator: @unchecked Sendable {
         }
         guard pathLoss.exponent > 0, pathLoss.shadowingSigma >= 0, pathLoss.scanWindow > 0, pathLoss.measuredPower.isFinite else {
             throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma ≥ 0, measuredPower finite")
+        }
+        for (i, w) in walls.enumerated() where !(w.loss >= 0 && w.loss.isFinite && w.from.x.isFinite && w.from.y.isFinite && w.to.x.isFinite && w.to.y.isFinite) {
+            throw LocatorError("walls[\(i)]: loss must be ≥ 0 dB and the ends finite")
         }
         let bounds: Rect
         if let area {
@@ -56,7 +71,12 @@ public final class IndoorLocator: @unchecked Sendable {
         self.beacons = beacons
         self.pathLoss = pathLoss
         self.friezes = friezes
+        self.walls = walls
         self.index = index
+        packed = beacons.map { PackedIdentity($0.identity) }
+        sums = [Double](repeating: 0, count: beacons.count)
+        counts = [Int](repeating: 0, count: beacons.count)
+        observed.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
                                scanWindow: pathLoss.scanWindow, receiverHeight: pathLoss.receiverHeight)
         venue = Venue(name: "locator", bounds: bounds, radio: radio,
@@ -64,12 +84,13 @@ public final class IndoorLocator: @unchecked Sendable {
                       beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },
                       beaconP0: beacons.map { $0.measuredPower ?? pathLoss.measuredPower },
                       beaconHeightOffset: beacons.map { ($0.height ?? pathLoss.receiverHeight) - pathLoss.receiverHeight },
-                      landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) })
-        estimator = EstimatorKind.fusion.make(venue: venue)
+                      landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) },
+                      walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
+        estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName)!.make(venue: venue)
     }
 
     /// Creates a locator from an IndoorLab scenario file: its beacons (with iBeacon identities),
-    /// radio model, bounds and friezes.
+    /// radio model, bounds, walls and friezes.
     /// - Throws: ``LocatorError`` naming the file, line and field of any problem, or a beacon without
     ///   uuid/major/minor.
     public convenience init(scenarioAt path: String) throws {
@@ -88,6 +109,7 @@ public final class IndoorLocator: @unchecked Sendable {
                       pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
                                               receiverHeight: r.receiverHeight, scanWindow: r.scanWindow),
                       friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
+                      walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
                       area: (s.bounds.maxX, s.bounds.maxY))
     }
 
@@ -143,12 +165,25 @@ public final class IndoorLocator: @unchecked Sendable {
     }
 
     private func locateLocked(_ samples: [RSSISample], headings: [CompassHeading]) -> LocationOutcome {
-        var readings: [RSSIReading] = []
-        readings.reserveCapacity(samples.count)
+        // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
+        for i in sums.indices { sums[i] = 0; counts[i] = 0 }
         for s in samples {
-            guard let i = index[s.beacon] else { continue }
+            let i: Int
+            if packed.count <= 64 {
+                let key = PackedIdentity(s.beacon)
+                guard let found = packed.firstIndex(of: key) else { continue }
+                i = found
+            } else {
+                guard let found = index[s.beacon] else { continue }
+                i = found
+            }
             guard s.rssi.isFinite else { return .unavailable(reason: "invalid input: RSSI of \(s.beacon) is not a finite number") }
-            readings.append(RSSIReading(beacon: i, t: s.timestamp, rssi: s.rssi))
+            sums[i] += s.rssi
+            counts[i] += 1
+        }
+        observed.removeAll(keepingCapacity: true)
+        for i in sums.indices where counts[i] > 0 {
+            observed.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
         }
         var hs: [HeadingReading] = []
         for h in headings {
@@ -161,7 +196,7 @@ public final class IndoorLocator: @unchecked Sendable {
             }
             hs.append(HeadingReading(t: h.timestamp, heading: h.degrees, accuracy: h.accuracy, frieze: frieze, target: nil))
         }
-        let observation = Observation(readings: readings, headings: hs, beaconCount: venue.beaconCount)
+        let observation = Observation(beacons: observed, headings: hs)
         switch estimator.locate(observation) {
         case .noFix(let reason): return .unavailable(reason: reason.description)
         case .fix(let f):
@@ -175,5 +210,17 @@ public final class IndoorLocator: @unchecked Sendable {
     func locate(observation: Observation) -> EstimateOutcome {
         lock.lock(); defer { lock.unlock() }
         return estimator.locate(observation)
+    }
+}
+
+/// An iBeacon identity as two 64-bit words (the UUID) and one (major, minor).
+struct PackedIdentity: Equatable {
+    let high: UInt64, low: UInt64, majorMinor: UInt32
+
+    init(_ id: BeaconIdentity) {
+        (high, low) = withUnsafeBytes(of: id.uuid.uuid) {
+            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        majorMinor = UInt32(id.major) << 16 | UInt32(id.minor)
     }
 }

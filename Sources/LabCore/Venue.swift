@@ -15,16 +15,18 @@ public struct Venue: Sendable {
     public let friezes: [Int]
     public let exhibits: [Int]
     public let rooms: [Room]
+    /// The walls and their losses, for estimators that model the floorplan.
+    public let walls: WallIndex
     /// True when every beacon is at the phone's height, so ranges order like (P0 − RSSI).
     public let isPlanar: Bool
 
     public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
-                beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = []) {
+                beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = [], walls: [Wall] = []) {
         precondition(beaconIDs.count == beaconPositions.count && beaconP0.count == beaconPositions.count
                      && beaconHeightOffset.count == beaconPositions.count, "beacon arrays must have one entry per beacon")
         self.name = name; self.bounds = bounds; self.radio = radio; self.beaconIDs = beaconIDs
         self.beaconPositions = beaconPositions; self.beaconP0 = beaconP0; self.beaconHeightOffset = beaconHeightOffset
-        self.landmarks = landmarks; self.rooms = rooms
+        self.landmarks = landmarks; self.rooms = rooms; self.walls = WallIndex(walls)
         self.isPlanar = beaconHeightOffset.allSatisfy { $0 == 0 }
         self.friezes = landmarks.indices.filter { landmarks[$0].kind == .frieze }
         self.exhibits = landmarks.indices.filter { landmarks[$0].kind == .exhibit }
@@ -34,7 +36,7 @@ public struct Venue: Sendable {
         self.init(name: s.name, bounds: s.bounds, radio: s.radio, beaconIDs: s.beacons.map(\.id),
                   beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { $0.p0 ?? s.radio.p0 },
                   beaconHeightOffset: s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight },
-                  landmarks: s.landmarks, rooms: s.rooms)
+                  landmarks: s.landmarks, rooms: s.rooms, walls: s.walls)
     }
 
     public var beaconCount: Int { beaconPositions.count }

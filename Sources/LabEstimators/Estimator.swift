@@ -72,6 +72,7 @@ public enum EstimatorKind: String, Sendable, Hashable, CaseIterable, Codable, Co
     case centroid
     case weightedCentroid = "weighted-centroid"
     case fusion
+    case floorplanFusion = "floorplan-fusion"
 
     public static func < (a: EstimatorKind, b: EstimatorKind) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
@@ -88,6 +89,7 @@ public enum EstimatorKind: String, Sendable, Hashable, CaseIterable, Codable, Co
         case .centroid: return CentroidEstimator(venue: venue, weighted: false)
         case .weightedCentroid: return CentroidEstimator(venue: venue, weighted: true)
         case .fusion: return FusionEstimator(venue: venue)
+        case .floorplanFusion: return FloorplanFusionEstimator(venue: venue)
         }
     }
 
@@ -102,6 +104,7 @@ public enum EstimatorKind: String, Sendable, Hashable, CaseIterable, Codable, Co
         case .centroid: return "mean position of the beacons heard"
         case .weightedCentroid: return "beacon positions weighted by 1/range²"
         case .fusion: return "RSSI and bearings in one GSL least-squares problem"
+        case .floorplanFusion: return "fusion whose RSSI model includes the walls crossed (multi-start)"
         }
     }
 }

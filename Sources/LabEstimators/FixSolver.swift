@@ -20,6 +20,8 @@ final class FixSolver {
     enum Domain { case rssi, range }
 
     let domain: Domain
+    /// Walls whose losses the RSSI model includes (nil: free-space model).
+    let walls: WallIndex?
     let exponent: Double
     let sigma: Double
     // RSSI terms.
@@ -58,9 +60,10 @@ final class FixSolver {
         }
     }
 
-    init(capacity: Int, exponent: Double, sigma: Double, domain: Domain) {
+    init(capacity: Int, exponent: Double, sigma: Double, domain: Domain, walls: WallIndex? = nil) {
         _ = gslErrorHandlerOff
         self.domain = domain
+        self.walls = walls.flatMap { $0.isEmpty ? nil : $0 }
         self.exponent = exponent
         self.sigma = max(sigma, 0.1)
         let z = [Double](repeating: 0, count: max(capacity, 1))
@@ -95,7 +98,12 @@ final class FixSolver {
         bearingCount += 1
     }
 
-    struct Solution { var position: Point; var covariance: (xx: Double, xy: Double, yy: Double)? }
+    struct Solution {
+        var position: Point
+        var covariance: (xx: Double, xy: Double, yy: Double)?
+        /// Sum of squared (normalised) residuals at the solution: −2 log-likelihood up to a constant.
+        var cost: Double
+    }
 
     /// Solves from `start`; nil when GSL reports a failure or the result is not finite.
     func solve(from start: Point, maxIterations: Int = 100) -> Result<Solution, NoFixReason> {
@@ -115,7 +123,7 @@ final class FixSolver {
         // Stop when a step is below 1e-5 of the coordinates (0.3 mm at 30 m) or the scaled gradient is
         // tiny: fixes are metre-scale, and tighter tolerances cost iterations of linear convergence on
         // noisy data (11 instead of 5) for nothing. Noise-free data converges quadratically to < 1 µm.
-        status = gsl_multifit_nlinear_driver(maxIterations, 1e-5, 1e-5, 0, nil, nil, &info, ws.w)
+        status = gsl_multifit_nlinear_driver(maxIterations, 1e-5, 1e-9, 0, nil, nil, &info, ws.w)
         // GSL_EMAXITER still leaves the best point found; other codes mean no usable answer.
         guard status == GSL_SUCCESS || status == GSL_EMAXITER || status == GSL_ENOPROG else {
             return .failure(.solverFailed(String(cString: gsl_strerror(status))))
@@ -128,7 +136,10 @@ final class FixSolver {
             let c = (gsl_matrix_get(covariance, 0, 0), gsl_matrix_get(covariance, 0, 1), gsl_matrix_get(covariance, 1, 1))
             if c.0.isFinite && c.2.isFinite && c.0 >= 0 && c.2 >= 0 { cov = c }
         }
-        return .success(Solution(position: p, covariance: cov))
+        let f = gsl_multifit_nlinear_residual(ws.w)!
+        var cost = 0.0
+        gsl_blas_ddot(f, f, &cost)
+        return .success(Solution(position: p, covariance: cov, cost: cost))
     }
 
     // MARK: residuals and Jacobian (called from C)
@@ -140,7 +151,10 @@ final class FixSolver {
             let d = max((dx * dx + dy * dy + bdz[i] * bdz[i]).squareRoot(), 1e-6)
             let r: Double
             switch domain {
-            case .rssi: r = (brssi[i] - (bp0[i] - tenN * log10(d))) * bweight[i]
+            case .rssi:
+                // Wall losses are piecewise constant in p: they shift the model, not its derivative.
+                let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                r = (brssi[i] - (bp0[i] - tenN * log10(d) - wallLoss)) * bweight[i]
             case .range: r = (d - brange[i]) * bweight[i]
             }
             gsl_vector_set(f, i, r)

@@ -6,9 +6,7 @@ import LabCore
 public struct PathLoss: Sendable {
     public let radio: RadioModel
     let beaconX: [Double], beaconY: [Double], beaconDZ: [Double], beaconP0: [Double]
-    let walls: [Wall]
-    // Bounding boxes of walls, for a cheap reject before the exact crossing test.
-    let wallMinX: [Double], wallMaxX: [Double], wallMinY: [Double], wallMaxY: [Double]
+    let walls: WallIndex
 
     public init(scenario s: Scenario) {
         radio = s.radio
@@ -16,11 +14,7 @@ public struct PathLoss: Sendable {
         beaconY = s.beacons.map(\.position.y)
         beaconDZ = s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight }
         beaconP0 = s.beacons.map { $0.p0 ?? s.radio.p0 }
-        walls = s.walls
-        wallMinX = s.walls.map { min($0.segment.a.x, $0.segment.b.x) }
-        wallMaxX = s.walls.map { max($0.segment.a.x, $0.segment.b.x) }
-        wallMinY = s.walls.map { min($0.segment.a.y, $0.segment.b.y) }
-        wallMaxY = s.walls.map { max($0.segment.a.y, $0.segment.b.y) }
+        walls = WallIndex(s.walls)
     }
 
     public var beaconCount: Int { beaconX.count }
@@ -33,15 +27,7 @@ public struct PathLoss: Sendable {
 
     /// Total loss of the walls crossed by the straight line from beacon `i` to `p`, dB. Each wall counts once.
     public func wallLoss(beacon i: Int, to p: Point) -> Double {
-        if walls.isEmpty { return 0 }
-        let b = Point(beaconX[i], beaconY[i])
-        let loX = min(b.x, p.x), hiX = max(b.x, p.x), loY = min(b.y, p.y), hiY = max(b.y, p.y)
-        var loss = 0.0
-        for w in walls.indices {
-            if wallMaxX[w] < loX || wallMinX[w] > hiX || wallMaxY[w] < loY || wallMinY[w] > hiY { continue }
-            if walls[w].segment.intersects(b, p) { loss += walls[w].loss }
-        }
-        return loss
+        walls.loss(from: Point(beaconX[i], beaconY[i]), to: p)
     }
 
     /// Mean RSSI of beacon `i` heard at `p` (no shadowing), dBm.

@@ -35,6 +35,25 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         }
     }
 
+    @Test func wallsAreModelled() throws {
+        // A concrete wall across the middle: readings through it are 6.9 dB weaker.
+        let wall = WallSegment(from: Position(x: 0, y: 8), to: Position(x: 20, y: 8), loss: 6.9)
+        let locator = try IndoorLocator(beacons: placements, pathLoss: model, walls: [wall], area: (width: 20, depth: 15))
+        #expect(locator.walls == [wall])
+        for p in [Position(x: 4, y: 3), Position(x: 15, y: 12), Position(x: 9, y: 5.5)] {
+            let scan = exactScan(at: p).map { s -> RSSISample in
+                let b = placements.first { $0.identity == s.beacon }!.position
+                let crosses = (b.y - 8) * (p.y - 8) < 0
+                return RSSISample(beacon: s.beacon, rssi: s.rssi - (crosses ? 6.9 : 0))
+            }
+            let l = try #require(locator.locate(scan).location)
+            #expect(l.position.distance(to: p) < 1e-6, "at \(p): \(l.position)")
+        }
+        #expect(throws: LocatorError.self) {
+            try IndoorLocator(beacons: placements, walls: [WallSegment(from: Position(x: 0, y: 0), to: Position(x: 1, y: 1), loss: -3)])
+        }
+    }
+
     @Test func unknownBeaconsAreIgnoredAndNaNIsRejected() throws {
         let locator = try IndoorLocator(beacons: placements, pathLoss: model)
         var scan = exactScan(at: Position(x: 5, y: 5))

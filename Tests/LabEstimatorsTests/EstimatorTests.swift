@@ -22,6 +22,29 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         }
     }
 
+    @Test func floorplanFusionIsExactBehindWalls() throws {
+        // Two walls split the venue; readings through them carry their losses exactly.
+        let walls = [Wall(segment: Segment(Point(10, -1), Point(10, 9)), loss: 6.9),
+                     Wall(segment: Segment(Point(-1, 11), Point(21, 11)), loss: 3.4)]
+        let base = makeVenue(square)
+        let venue = Venue(name: "walled", bounds: Rect(minX: -5, minY: -5, maxX: 25, maxY: 20), radio: base.radio,
+                          beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
+                          beaconHeightOffset: base.beaconHeightOffset, walls: walls)
+        let est = FloorplanFusionEstimator(venue: venue)
+        let plain = LeastSquaresEstimator(venue: venue, domain: .rssi)
+        var worstPlain = 0.0
+        for p in Self.points {
+            var o = exactObservation(venue, at: p)
+            for i in o.beacons.indices { o.beacons[i].rssi -= venue.walls.loss(from: venue.beaconPositions[o.beacons[i].beacon], to: p) }
+            o = Observation(beacons: o.beacons)
+            let fix = try #require(est.locate(o).fix)
+            #expect(fix.position.distance(to: p) < 1e-6, "at \(p): \(fix.position)")
+            worstPlain = max(worstPlain, plain.locate(o).fix.map { $0.position.distance(to: p) } ?? 0)
+        }
+        // The free-space model is biased by the same walls.
+        #expect(worstPlain > 0.5)
+    }
+
     @Test func exactWithMountingHeights() throws {
         let venue = makeVenue(square, heights: [1.8, 1.8, 1.3, 1.8, 2.0])
         for kind in [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange] {
