@@ -115,7 +115,7 @@ public struct RadioModel: Sendable, Hashable {
 }
 
 /// An iBeacon at a known position.
-public struct Beacon: Sendable, Hashable {
+public struct Beacon: Sendable, Hashable, Codable {
     public var id: String
     public var uuid: String?
     public var major: Int?

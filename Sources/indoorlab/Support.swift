@@ -89,6 +89,19 @@ final class Progress: @unchecked Sendable {
 
     init(_ label: String, total: Int) { self.label = label; self.total = total }
 
+    /// A free-form progress line (for searches without a known total).
+    func note(_ message: String) {
+        guard enabled else { return }
+        lock.lock(); defer { lock.unlock() }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(message)".utf8))
+    }
+
+    /// Ends a line of notes.
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\n".utf8))
+    }
+
     func advance(_ by: Int = 1) {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }

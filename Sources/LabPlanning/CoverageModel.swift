@@ -1,0 +1,114 @@
+import Foundation
+import LabCore
+import LabSimulation
+
+/// The bound-based prediction a planner searches with: for every walkable test point and every candidate
+/// beacon position, the Fisher information that candidate would contribute there (DESIGN.md, the CRLB),
+/// precomputed once. Evaluating a layout is then a sum of 2×2 matrices per point.
+///
+/// A candidate counts at a point with its expected number of readings per scan window,
+/// k·(1 − packet loss)·P(RSSI ≥ sensitivity), where the mean RSSI includes the walls crossed.
+public struct CoverageModel: Sendable {
+    public let scenario: Scenario
+    public let points: [Point]
+    public let candidates: [Point]
+    /// Row-major [candidate][point] contributions (f11, f12, f22).
+    let f11: [Double], f12: [Double], f22: [Double]
+
+    /// P90 of the horizontal error of an efficient estimator whose error covariance is C, for a
+    /// circular Gaussian: sqrt(−2 ln 0.1)·σ = 1.517·DRMS (DRMS = sqrt(trace C)).
+    public static let p90PerDRMS = (-2 * log(0.1)).squareRoot() / 2.0.squareRoot()
+
+    public init(scenario: Scenario, points: [Point], candidates: [Point], candidateHeight: Double? = nil) {
+        self.scenario = scenario
+        self.points = points
+        self.candidates = candidates
+        var s = scenario
+        s.beacons = candidates.enumerated().map { Beacon(id: "c\($0)", position: $1, height: candidateHeight) }
+        let pathLoss = PathLoss(scenario: s)
+        let radio = scenario.radio
+        let sigma = max(radio.sigma, 1e-6)
+        let b = pow(10 * radio.exponent / (sigma * log(10)), 2)
+        let k = Double(radio.advertisementsPerWindow) * (1 - radio.packetLoss)
+        let n = points.count
+        var a = [Double](repeating: 0, count: candidates.count * n), c = a, d = a
+        for ci in candidates.indices {
+            for (pi, p) in points.enumerated() {
+                let mean = pathLoss.meanRSSI(beacon: ci, at: p)
+                let heard = 0.5 * erfc(-(mean - radio.sensitivity) / (sigma * 2.0.squareRoot()))
+                let kEff = k * heard
+                if kEff < 0.5 { continue }
+                let dx = p.x - candidates[ci].x, dy = p.y - candidates[ci].y
+                let dz = (candidateHeight ?? radio.receiverHeight) - radio.receiverHeight
+                let d2 = max(dx * dx + dy * dy + dz * dz, 0.01)
+                let w = b * kEff / (d2 * d2)
+                a[ci * n + pi] = w * dx * dx; c[ci * n + pi] = w * dx * dy; d[ci * n + pi] = w * dy * dy
+            }
+        }
+        f11 = a; f12 = c; f22 = d
+    }
+
+    /// Predicted P90 error at every point for a layout (candidate indices); +∞ where the geometry gives no fix.
+    public func predictedP90(layout: [Int]) -> [Double] {
+        var acc = Accumulator(count: points.count)
+        for c in layout { acc.add(candidate: c, model: self) }
+        return acc.p90()
+    }
+
+    /// Running sums of the Fisher information per point, for fast greedy search.
+    struct Accumulator {
+        var a: [Double], c: [Double], d: [Double]
+        init(count: Int) { a = [Double](repeating: 0, count: count); c = a; d = a }
+
+        mutating func add(candidate ci: Int, model m: CoverageModel, sign: Double = 1) {
+            let n = m.points.count, base = ci * n
+            for i in 0..<n {
+                a[i] += sign * m.f11[base + i]; c[i] += sign * m.f12[base + i]; d[i] += sign * m.f22[base + i]
+            }
+        }
+
+        func p90() -> [Double] { (0..<a.count).map { p90(at: $0) } }
+
+        func p90(at i: Int) -> Double { CoverageModel.p90(a[i], c[i], d[i]) }
+
+        /// Score of this accumulator plus candidate `ci`, without changing it.
+        func score(adding ci: Int, model m: CoverageModel, target: Double) -> (covered: Int, meanLog: Double) {
+            let n = m.points.count, base = ci * n
+            var covered = 0, logs = 0.0
+            for i in 0..<n {
+                let e = CoverageModel.p90(a[i] + m.f11[base + i], c[i] + m.f12[base + i], d[i] + m.f22[base + i])
+                if e <= target { covered += 1 }
+                logs += log(min(e, 1e6))
+            }
+            return (covered, logs / Double(n))
+        }
+    }
+
+    static func p90(_ a: Double, _ c: Double, _ d: Double) -> Double {
+        let det = a * d - c * c
+        guard det > 1e-12 * max(a * d, 1e-300) else { return .infinity }
+        return ((a + d) / det).squareRoot() * p90PerDRMS
+    }
+}
+
+/// Summary figures of per-point P90 errors.
+public struct CoverageFigures: Sendable, Codable, Hashable {
+    /// Share of the walkable points whose P90 error meets the target.
+    public var coverage: Double
+    /// The coverage-quantile of the per-point P90 errors ("P90 over the area"): the target is met
+    /// on the requested share of the area exactly when this is ≤ the target.
+    public var areaP90: Double
+    /// Median of the per-point P90 errors.
+    public var medianP90: Double
+
+    public init(perPointP90 p: [Double], target: Double, coverage wanted: Double) {
+        coverage = p.isEmpty ? 0 : Double(p.filter { $0 <= target }.count) / Double(p.count)
+        let sorted = p.sorted()
+        func q(_ f: Double) -> Double {
+            guard !sorted.isEmpty else { return .infinity }
+            return sorted[min(sorted.count - 1, max(0, Int((f * Double(sorted.count)).rounded(.up)) - 1))]
+        }
+        areaP90 = q(wanted)
+        medianP90 = q(0.5)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import LabCore
+import LabEstimators
+
+/// "How many beacons, and where, to reach P90 ≤ target on a share of the walkable area?"
+///
+/// Searches with the bound (fast), confirms with simulation (true):
+/// 1. for n = 3, 4, …: grow the layout greedily by the candidate that covers the most points
+///    (predicted P90 = 1.517·sqrt(CRLB) ≤ target; ties: lower mean log error), then improve it by
+///    single swaps until none helps;
+/// 2. when the prediction meets the target, simulate the layout with the tournament's winner
+///    (`draws` scan windows per point); the first n whose simulation meets the target is the answer;
+/// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found.
+public struct Planner: Sendable {
+    public struct Options: Sendable {
+        public var targetP90: Double
+        public var coverage: Double = 0.9
+        public var mount: Mount = .walls
+        public var pointSpacing: Double = 1.5
+        public var candidateSpacing: Double = 2.0
+        public var maxBeacons: Int = 40
+        public var draws: Int = 20
+        public var seed: UInt64 = 1
+        public var estimator: EstimatorKind = .fusion
+        public var beaconHeight: Double? = nil
+        public init(targetP90: Double) { self.targetP90 = targetP90 }
+    }
+
+    /// One beacon count tried.
+    public struct Step: Sendable, Codable {
+        public var count: Int
+        public var positions: [Point]
+        public var predicted: CoverageFigures
+        /// nil when the prediction already failed (no need to simulate).
+        public var simulated: CoverageFigures?
+        public var meetsTarget: Bool { simulated.map { $0.areaP90 <= target } ?? false }
+        public var target: Double
+    }
+
+    public struct Result: Sendable, Codable {
+        public var met: Bool
+        /// The answer when met; otherwise the best layout found.
+        public var chosen: Step
+        public var steps: [Step]
+        public var points: Int
+        public var candidates: Int
+        public var walkableArea: Double
+        public var chosenPerPointP90: [Double]
+    }
+
+    public let scenario: Scenario
+    public let options: Options
+    public let model: CoverageModel
+
+    public init(scenario: Scenario, options: Options) {
+        self.scenario = scenario
+        self.options = options
+        let points = PlanningGeometry.walkablePoints(scenario, spacing: options.pointSpacing)
+        let candidates = PlanningGeometry.candidates(scenario, mount: options.mount, spacing: options.candidateSpacing)
+        model = CoverageModel(scenario: scenario, points: points, candidates: candidates, candidateHeight: options.beaconHeight)
+    }
+
+    /// The best layout of `count` beacons the bound-based search finds (candidate indices).
+    public func layout(count: Int, startingFrom start: [Int] = []) -> [Int] {
+        var layout = start
+        var acc = CoverageModel.Accumulator(count: model.points.count)
+        for c in layout { acc.add(candidate: c, model: model) }
+        while layout.count < count, let best = bestAddition(to: layout, acc) {
+            layout.append(best)
+            acc.add(candidate: best, model: model)
+        }
+        return improveBySwaps(layout)
+    }
+
+    func score(_ layout: [Int]) -> (Int, Double) {
+        let p = model.predictedP90(layout: layout)
+        return (p.filter { $0 <= options.targetP90 }.count, p.map { log(min($0, 1e6)) }.reduce(0, +) / Double(max(p.count, 1)))
+    }
+
+    private func better(_ a: (Int, Double), than b: (Int, Double)) -> Bool { a.0 > b.0 || (a.0 == b.0 && a.1 < b.1 - 1e-12) }
+
+    private func bestAddition(to layout: [Int], _ acc: CoverageModel.Accumulator) -> Int? {
+        var best: (Int, (Int, Double))?
+        for c in model.candidates.indices where !layout.contains(c) {
+            let s = acc.score(adding: c, model: model, target: options.targetP90)
+            if best == nil || better((s.covered, s.meanLog), than: best!.1) { best = (c, (s.covered, s.meanLog)) }
+        }
+        return best?.0
+    }
+
+    private func improveBySwaps(_ start: [Int]) -> [Int] {
+        var layout = start
+        var current = score(layout)
+        for _ in 0..<3 {
+            var improved = false
+            for slot in layout.indices {
+                var acc = CoverageModel.Accumulator(count: model.points.count)
+                for (k, c) in layout.enumerated() where k != slot { acc.add(candidate: c, model: model) }
+                var bestC = layout[slot], bestS = current
+                for c in model.candidates.indices where !layout.contains(c) {
+                    let s = acc.score(adding: c, model: model, target: options.targetP90)
+                    if better((s.covered, s.meanLog), than: bestS) { bestC = c; bestS = (s.covered, s.meanLog) }
+                }
+                if bestC != layout[slot] { layout[slot] = bestC; current = bestS; improved = true }
+            }
+            if !improved { break }
+        }
+        return layout
+    }
+
+    /// Beacons for a layout, named P1, P2, … (with the scenario's first iBeacon UUID when it has one).
+    public func beacons(for layout: [Int]) -> [Beacon] {
+        let uuid = scenario.beacons.first?.uuid
+        return layout.enumerated().map { k, c in
+            Beacon(id: "P\(k + 1)", uuid: uuid, major: uuid == nil ? nil : 100, minor: uuid == nil ? nil : k + 1,
+                   position: model.candidates[c], height: options.beaconHeight)
+        }
+    }
+
+    /// Runs the search; `progress(count, message)` reports each beacon count tried.
+    public func run(progress: ((Int, String) -> Void)? = nil) -> Result {
+        let sim = LayoutSimulation(scenario: scenario, points: model.points, estimator: options.estimator,
+                                   draws: options.draws, seed: options.seed)
+        let limit = min(options.maxBeacons, model.candidates.count)
+        var steps: [Step] = []
+        var layout: [Int] = []
+        var best: (step: Step, perPoint: [Double])?
+        var n = 3
+        while n <= limit {
+            layout = self.layout(count: n, startingFrom: Array(layout.prefix(n - 1)))
+            let predicted = CoverageFigures(perPointP90: model.predictedP90(layout: layout), target: options.targetP90, coverage: options.coverage)
+            var step = Step(count: n, positions: layout.map { model.candidates[$0] }, predicted: predicted, simulated: nil, target: options.targetP90)
+            var perPoint = model.predictedP90(layout: layout)
+            if predicted.areaP90 <= options.targetP90 {
+                progress?(n, "predicted P90 \(Format.metres(predicted.areaP90)) m meets the target; simulating")
+                perPoint = sim.perPointP90(beacons: beacons(for: layout))
+                step.simulated = CoverageFigures(perPointP90: perPoint, target: options.targetP90, coverage: options.coverage)
+            } else {
+                progress?(n, "predicted P90 \(Format.metres(predicted.areaP90)) m")
+            }
+            steps.append(step)
+            let key = step.simulated?.areaP90 ?? .infinity
+            if best == nil || key < (best!.step.simulated?.areaP90 ?? .infinity)
+                || (key == .infinity && best!.step.simulated == nil && predicted.areaP90 < best!.step.predicted.areaP90) {
+                best = (step, perPoint)
+            }
+            if step.meetsTarget { break }
+            n += 1
+        }
+        let area = scenario.rooms.isEmpty ? scenario.bounds.area : scenario.rooms.map(\.polygon.area).reduce(0, +)
+        guard let best else {
+            let empty = Step(count: 0, positions: [], predicted: CoverageFigures(perPointP90: [], target: options.targetP90, coverage: options.coverage),
+                             simulated: nil, target: options.targetP90)
+            return Result(met: false, chosen: empty, steps: [], points: model.points.count, candidates: model.candidates.count,
+                          walkableArea: area, chosenPerPointP90: [])
+        }
+        return Result(met: best.step.meetsTarget, chosen: best.step, steps: steps, points: model.points.count,
+                      candidates: model.candidates.count, walkableArea: area, chosenPerPointP90: best.perPoint)
+    }
+}

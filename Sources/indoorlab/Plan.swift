@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabEstimators
+import LabPlanning
+import LabPlot
+import IndoorLocator
+
+struct Plan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the fewest beacons, and their places, that reach a P90 error target over the rooms.",
+        discussion: """
+        Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each
+        promising layout by simulation with the tournament's winner (\(IndoorLocator.estimatorName)). The area P90
+        is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms
+        exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
+        Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and
+        <scenario>-plan-map (PNG and SVG) in --plots. Exit code 0 when the target is met, 1 when it cannot be
+        (the best layout found is still reported and written), 2 on bad input.
+        Example: indoorlab plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml
+        """)
+
+    @Argument(help: "Scenario file or bundled name.")
+    var scenario: String
+
+    @Option(name: .customLong("target-p90"), help: "Target P90 error, metres.")
+    var targetP90: Double
+
+    @Option(help: "Share of the walkable area (0–1] that must meet the target.")
+    var coverage: Double = 0.9
+
+    @Option(help: "Where beacons may go: walls (walls and room edges) or grid (anywhere in the rooms).")
+    var mount: Mount = .walls
+
+    @Option(help: "Spacing of candidate beacon positions, metres.")
+    var candidateSpacing: Double = 2
+
+    @Option(help: "Spacing of the walkable test points, metres.")
+    var pointSpacing: Double = 1.5
+
+    @Option(help: "Give up above this many beacons.")
+    var maxBeacons: Int = 40
+
+    @Option(help: "Simulated scan windows per test point when confirming a layout.")
+    var draws: Int = 20
+
+    @OptionGroup var seed: SeedOptions
+
+    @Option(name: .shortAndLong, help: "Write the scenario with the planned beacons here (YAML).")
+    var output: String?
+
+    @Option(help: "Directory for the beacon-count and plan-map plots.")
+    var plots: String = "Plots"
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard targetP90 > 0 else { throw ValidationError("--target-p90 must be positive (metres)") }
+        guard coverage > 0 && coverage <= 1 else { throw ValidationError("--coverage must be in (0, 1]") }
+        guard candidateSpacing > 0, pointSpacing > 0 else { throw ValidationError("spacings must be positive") }
+        guard maxBeacons >= 3, draws >= 1 else { throw ValidationError("--max-beacons must be ≥ 3 and --draws ≥ 1") }
+    }
+
+    func run() throws {
+        let path = resolveScenarioPath(scenario)
+        let s = try loadScenario(scenario)
+        var o = Planner.Options(targetP90: targetP90)
+        o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
+        o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed
+        o.estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName) ?? .fusion
+        let start = Date()
+        let planner = Planner(scenario: s, options: o)
+        let progress = Progress("plan", total: 0)
+        let result = planner.run { n, message in progress.note("\(n) beacons: \(message)") }
+        progress.finish()
+        let elapsed = Date().timeIntervalSince(start)
+
+        let beacons = result.chosen.positions.isEmpty ? [] : planner.beacons(for: result.chosen.positions.compactMap { p in planner.model.candidates.firstIndex(of: p) })
+        if let output, !beacons.isEmpty {
+            let original = try String(contentsOfFile: path, encoding: .utf8)
+            let note = "Beacons placed by 'indoorlab plan --target-p90 \(Format.metres(targetP90)) --coverage \(coverage) --mount \(mount.rawValue) --seed \(seed.seed)'."
+            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: beacons, note: note), to: output)
+        }
+        let written = try drawPlanPlots(s, result: result, beacons: beacons)
+
+        if json {
+            struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var seconds: Double; var plots: [String] }
+            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, seconds: elapsed, plots: written)), to: nil)
+        } else {
+            print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate positions (\(mount.rawValue))")
+            var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
+            for st in result.steps {
+                rows.append(["\(st.count)", Format.metres(st.predicted.areaP90) + " m", pct(st.predicted.coverage),
+                             st.simulated.map { Format.metres($0.areaP90) + " m" } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
+            }
+            print(LeaderboardTable.table(rows), terminator: "")
+            let c = result.chosen
+            if result.met {
+                print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the rooms (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
+            } else {
+                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the rooms is out of reach up to \(min(maxBeacons, result.candidates)) beacons.")
+                print("best found: \(c.count) beacons, area P90 \(Format.metres(c.simulated?.areaP90 ?? c.predicted.areaP90)) m (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
+            }
+            print(String(format: "%.1f s", elapsed) + (output.map { "; scenario written to \($0)" } ?? "") + (written.isEmpty ? "" : "; plots: \(written.joined(separator: ", "))"))
+        }
+        if !result.met { throw ExitCode(1) }
+    }
+
+    func pct(_ v: Double) -> String { Format.fixed(v * 100, 0) + "%" }
+
+    func drawPlanPlots(_ s: Scenario, result: Planner.Result, beacons: [Beacon]) throws -> [String] {
+        guard !result.steps.isEmpty else { return [] }
+        let counts = result.steps.map { Double($0.count) }
+        let simulated = result.steps.filter { $0.simulated != nil }
+        var series = [LineFigure.Series(label: "predicted (CRLB)", x: counts, y: result.steps.map { min($0.predicted.areaP90, 1e3) },
+                                        style: SeriesStyle(color: PlotColor.palette[0], line: .longDash, marker: .circle))]
+        if !simulated.isEmpty {
+            series.append(.init(label: "simulated (\(IndoorLocator.estimatorName))", x: simulated.map { Double($0.count) },
+                                y: simulated.map { min($0.simulated!.areaP90, 1e3) },
+                                style: SeriesStyle(color: PlotColor.palette[1], line: .solid, marker: .square)))
+        }
+        let finite = (result.steps.map(\.predicted.areaP90) + simulated.map { $0.simulated!.areaP90 }).filter(\.isFinite)
+        let top = max((finite.max() ?? targetP90) * 1.1, targetP90 * 1.5)
+        let countFigure = LineFigure(
+            title: "\(s.name) — P90 over \(Format.fixed(coverage * 100, 0))% of the rooms vs beacon count (seed \(seed.seed))",
+            xLabel: "number of beacons", yLabel: "area P90 error (m)", series: series,
+            referenceLines: [.init(.horizontal, at: targetP90, label: "target \(Format.metres(targetP90)) m", color: .ink, style: .shortDash)],
+            yRange: 0...top, legend: .insideTopRight)
+        var files = try PlotRenderer.shared.render(countFigure, to: plots + "/\(s.name)-beacon-count")
+        var planned = s
+        planned.beacons = beacons
+        let cells = PlanningGeometry.walkablePoints(s, spacing: pointSpacing)
+        let field = ScalarField(layout: .cells(centres: cells, size: pointSpacing),
+                                values: result.chosenPerPointP90.map { $0.isFinite ? $0 : .infinity },
+                                label: "P90 error (m)", missingLabel: nil)
+        let map = FloorplanFigure(title: "\(s.name) — planned \(beacons.count) beacons: P90 error per point (seed \(seed.seed))",
+                                  floorplan: Floorplan(scenario: planned), field: field)
+        files += try PlotRenderer.shared.render(map, to: plots + "/\(s.name)-plan-map")
+        return files
+    }
+}
+
+extension Mount: ExpressibleByArgument {}

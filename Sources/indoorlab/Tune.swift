@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabEstimators
+import LabPlanning
+import IndoorLocator
+
+struct Tune: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Move a scenario's beacons along their mounts to lower the error; report before and after.",
+        discussion: """
+        Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the
+        Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(IndoorLocator.estimatorName)),
+        and if the simulated area P90 got worse the original layout is kept (and the output says so).
+        Example: indoorlab tune museum-gallery -o out/museum-tuned.yaml
+        """)
+
+    @Argument(help: "Scenario file or bundled name.")
+    var scenario: String
+
+    @Option(help: "Move at most this many beacons (the ones whose moves help most).")
+    var beacons: Int?
+
+    @Option(help: "Simulated scan windows per test point for the before/after check.")
+    var draws: Int = 20
+
+    @OptionGroup var seed: SeedOptions
+
+    @Option(name: .shortAndLong, help: "Write the scenario with the tuned beacons here (YAML).")
+    var output: String?
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let beacons, beacons < 1 { throw ValidationError("--beacons must be at least 1") }
+        guard draws >= 1 else { throw ValidationError("--draws must be at least 1") }
+    }
+
+    func run() throws {
+        let path = resolveScenarioPath(scenario)
+        let s = try loadScenario(scenario)
+        var o = Tuner.Options()
+        o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
+        o.estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName) ?? .fusion
+        let progress = Progress("tune", total: 0)
+        let result = Tuner(scenario: s, options: o).run { progress.note($0) }
+        progress.finish()
+        if let output {
+            let original = try String(contentsOfFile: path, encoding: .utf8)
+            let note = "Beacons moved by 'indoorlab tune\(beacons.map { " --beacons \($0)" } ?? "") --seed \(seed.seed)'."
+            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: result.beacons, note: note), to: output)
+        }
+        if json {
+            try writeOutput(jsonString(result), to: nil)
+            return
+        }
+        func m(_ v: Double) -> String { Format.metres(v) + " m" }
+        let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
+                    ["before", m(result.before.predicted.areaP90), m(result.before.predicted.medianP90), m(result.before.simulated.areaP90), m(result.before.simulated.medianP90)],
+                    ["after", m(result.after.predicted.areaP90), m(result.after.predicted.medianP90), m(result.after.simulated.areaP90), m(result.after.simulated.medianP90)]]
+        print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
+        print(LeaderboardTable.table(rows), terminator: "")
+        if result.reverted {
+            print("kept the original layout: the tuned one simulated worse")
+        } else if result.moves.isEmpty {
+            print("no move lowers the predicted error: the layout is already locally optimal")
+        } else {
+            for mv in result.moves { print("  \(mv.beacon): \(mv.from) → \(mv.to)  (\(Format.metres(mv.from.distance(to: mv.to))) m)") }
+        }
+        if let output { print("scenario written to \(output)") }
+    }
+}
