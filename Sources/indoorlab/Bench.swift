@@ -4,6 +4,8 @@ import LabCore
 import LabSimulation
 import LabEstimators
 import LabEvaluation
+import IndoorLocator
+import CHeapStats
 
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
@@ -26,6 +28,7 @@ struct Bench: ParsableCommand {
         var figures: [Figure] = []
         figures += try BenchSimulation.figures(seconds: seconds)
         figures += try BenchEstimators.figures(seconds: seconds)
+        figures += try BenchLocator.figures(seconds: seconds)
         if !skipTournament { figures.append(try BenchEstimators.tournament()) }
         if json {
             try writeOutput(jsonString(figures), to: nil)
@@ -135,5 +138,56 @@ enum BenchEstimators {
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return .init(name: "tournament wall time [\(scenarios.count) scenarios × 10 seeds]", value: elapsed, unit: "s",
                      target: nil, note: "\(results.count) fixes, \(ProcessInfo.processInfo.activeProcessorCount) cores (target ≤ 30 s)")
+    }
+}
+
+enum BenchLocator {
+    /// The shipped library through its public API: open-hall's 8 beacons given iBeacon identities,
+    /// scans as simulated (about 9 samples per beacon per window).
+    static func figures(seconds: Double) throws -> [Bench.Figure] {
+        let s = try loadScenario("open-hall")
+        let uuid = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
+        let ids = s.beacons.indices.map { BeaconIdentity(uuid: uuid, major: 1, minor: UInt16($0)) }
+        let placements = zip(s.beacons, ids).map { b, id in
+            BeaconPlacement(identity: id, position: Position(x: b.position.x, y: b.position.y), height: b.height, measuredPower: b.p0)
+        }
+        let model = PathLossModel(measuredPower: s.radio.p0, exponent: s.radio.exponent, shadowingSigma: s.radio.sigma,
+                                  receiverHeight: s.radio.receiverHeight, scanWindow: s.radio.scanWindow)
+        let area = (width: s.bounds.maxX, depth: s.bounds.maxY)
+
+        let sim = Simulator(scenario: s)
+        let scans = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
+            .filter { Set($0.readings.map(\.beacon)).count == s.beacons.count }
+            .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: $0.t) } }
+        // What a phone's ranging API reports: one averaged RSSI per beacon per second.
+        let ranged = scans.map { scan in
+            ids.map { id in
+                let mine = scan.filter { $0.beacon == id }
+                return RSSISample(beacon: id, rssi: mine.map(\.rssi).reduce(0, +) / Double(mine.count))
+            }
+        }
+        let before = indoorlab_heap_in_use()
+        let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
+        _ = locator.locate(scans[0])  // the solver's workspace is allocated on first use
+        let bytes = Int(indoorlab_heap_in_use()) - Int(before)
+        var k = 0
+        let rRanged = Bench.rate(seconds: seconds) {
+            for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
+            return 100
+        }
+        var i = 0
+        let r = Bench.rate(seconds: seconds) {
+            for _ in 0..<100 { _ = locator.locate(scans[i % scans.count]); i += 1 }
+            return 100
+        }
+        let perScan = scans.map(\.count).reduce(0, +) / scans.count
+        return [
+            .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 1e5,
+                  note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core"),
+            .init(name: "IndoorLocator fixes/s [raw samples]", value: r, unit: "fixes/s", target: nil,
+                  note: "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core"),
+            .init(name: "IndoorLocator memory (one locator)", value: Double(bytes) / 1024, unit: "KiB", target: nil,
+                  note: "heap in use after creation and a first fix (glibc mallinfo2)"),
+        ]
     }
 }
