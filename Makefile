@@ -26,7 +26,7 @@ build: deps
 # The main job: validate the bundled scenarios, run the tournament, write results and plots.
 demo: build
 	$(BIN) validate Scenarios/*.yaml
-	$(BIN) compare --seeds $(SEEDS) --out out/compare
+	$(BIN) compare --seeds $(SEEDS) --out out/compare --plots Plots
 
 test: deps
 	$(SWIFT) build --build-tests

@@ -16,6 +16,8 @@ let package = Package(
     targets: [
         // C libraries from Debian, each behind a module map and a shim header only.
         .systemLibrary(name: "CGSL", pkgConfig: "gsl", providers: [.apt(["libgsl-dev"])]),
+        // Heap statistics for the benchmark (glibc's mallinfo2 is not visible from Swift's Glibc module).
+        .target(name: "CHeapStats"),
         .systemLibrary(name: "CPLplot", pkgConfig: "plplot", providers: [.apt(["libplplot-dev", "plplot-driver-cairo"])]),
 
         // Geometry, the scenario model and its loader/validator, readings, errors.
@@ -27,7 +29,7 @@ let package = Package(
         // Metrics, the Cramér–Rao bound, the tournament and its leaderboard: fixes -> results.
         .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "CGSL"]),
         // Recordings in SQLite (GRDB), importers, calibration.
-        .target(name: "LabStore", dependencies: ["LabCore", "LabEstimators", "CGSL", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "LabStore", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "CGSL", .product(name: "GRDB", package: "GRDB.swift")]),
         // Figures over PLplot: results -> plots.
         .target(name: "LabPlot", dependencies: ["LabCore", "LabEvaluation", "CPLplot"]),
         // Beacon-count planner and layout tuner.
@@ -36,7 +38,7 @@ let package = Package(
         .target(name: "IndoorLocator", dependencies: ["LabCore", "LabEstimators"]),
         // The command-line tool, one file per subcommand.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator",
+            "LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator", "CHeapStats",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
@@ -46,8 +48,11 @@ let package = Package(
         .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabSimulation"]),
         .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
         .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
+        .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabEstimators", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator"]),
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"]),
+        .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabEvaluation", "LabEstimators"]),
+        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabSimulation", "LabEvaluation", "LabEstimators"]),
     ]
 )

@@ -8,8 +8,10 @@ import LabEstimators
 /// 1. for n = 3, 4, …: grow the layout greedily by the candidate that covers the most points
 ///    (predicted P90 = 1.517·sqrt(CRLB) ≤ target; ties: lower mean log error), then improve it by
 ///    single swaps until none helps;
-/// 2. when the prediction meets the target, simulate the layout with the tournament's winner
-///    (`draws` scan windows per point); the first n whose simulation meets the target is the answer;
+/// 2. from the first n whose prediction meets the target, simulate layouts with the tournament's winner
+///    (`draws` scan windows per point) at n, n+1, n+2, n+4, … until one meets the target, then bisect
+///    between the last count that failed and the first that met it; the answer is a count that meets the
+///    target in simulation while the count one lower failed (in simulation, or already by the bound);
 /// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found.
 public struct Planner: Sendable {
     public struct Options: Sendable {
@@ -122,30 +124,68 @@ public struct Planner: Sendable {
         let sim = LayoutSimulation(scenario: scenario, points: model.points, estimator: options.estimator,
                                    draws: options.draws, seed: options.seed)
         let limit = min(options.maxBeacons, model.candidates.count)
-        var steps: [Step] = []
-        var layout: [Int] = []
-        var best: (step: Step, perPoint: [Double])?
+        var layouts: [Int: [Int]] = [:]
+        var steps: [Int: Step] = [:]
+        var perPoint: [Int: [Double]] = [:]
+        func layout(_ n: Int) -> [Int] {
+            if let l = layouts[n] { return l }
+            let l = self.layout(count: n, startingFrom: n > 3 ? Array(layout(n - 1).prefix(n - 1)) : [])
+            layouts[n] = l
+            return l
+        }
+        func predict(_ n: Int) -> Step {
+            if let st = steps[n] { return st }
+            let l = layout(n)
+            let p = model.predictedP90(layout: l)
+            let st = Step(count: n, positions: l.map { model.candidates[$0] },
+                          predicted: CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage),
+                          simulated: nil, target: options.targetP90)
+            steps[n] = st
+            perPoint[n] = p
+            progress?(n, "predicted area P90 \(Format.metres(st.predicted.areaP90)) m")
+            return st
+        }
+        func simulate(_ n: Int) -> Bool {
+            var st = predict(n)
+            if let s = st.simulated { return s.areaP90 <= options.targetP90 }
+            progress?(n, "simulating \(options.draws) draws at \(model.points.count) points")
+            let p = sim.perPointP90(beacons: beacons(for: layout(n)))
+            st.simulated = CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage)
+            steps[n] = st
+            perPoint[n] = p
+            return st.meetsTarget
+        }
+
+        // 1. The bound alone, until it says the target is within reach.
         var n = 3
-        while n <= limit {
-            layout = self.layout(count: n, startingFrom: Array(layout.prefix(n - 1)))
-            let predicted = CoverageFigures(perPointP90: model.predictedP90(layout: layout), target: options.targetP90, coverage: options.coverage)
-            var step = Step(count: n, positions: layout.map { model.candidates[$0] }, predicted: predicted, simulated: nil, target: options.targetP90)
-            var perPoint = model.predictedP90(layout: layout)
-            if predicted.areaP90 <= options.targetP90 {
-                progress?(n, "predicted P90 \(Format.metres(predicted.areaP90)) m meets the target; simulating")
-                perPoint = sim.perPointP90(beacons: beacons(for: layout))
-                step.simulated = CoverageFigures(perPointP90: perPoint, target: options.targetP90, coverage: options.coverage)
-            } else {
-                progress?(n, "predicted P90 \(Format.metres(predicted.areaP90)) m")
+        while n <= limit && predict(n).predicted.areaP90 > options.targetP90 { n += 1 }
+        // 2. Gallop in simulation, then bisect between the last failure and the first success.
+        var answer: Int?
+        if n <= limit {
+            var failed = n - 1  // failed by the bound (or below the minimum of 3)
+            var step = 1
+            var probe = n
+            while probe <= limit {
+                if simulate(probe) { answer = probe; break }
+                failed = probe
+                probe = probe == limit ? limit + 1 : min(probe + step, limit)
+                step *= 2
             }
-            steps.append(step)
-            let key = step.simulated?.areaP90 ?? .infinity
-            if best == nil || key < (best!.step.simulated?.areaP90 ?? .infinity)
-                || (key == .infinity && best!.step.simulated == nil && predicted.areaP90 < best!.step.predicted.areaP90) {
-                best = (step, perPoint)
+            if var hi = answer {
+                var lo = failed
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2
+                    if simulate(mid) { hi = mid } else { lo = mid }
+                }
+                answer = hi
             }
-            if step.meetsTarget { break }
-            n += 1
+        }
+
+        let ordered = steps.keys.sorted().map { steps[$0]! }
+        let best: Step? = answer.map { steps[$0]! } ?? ordered.min { a, b in
+            let ka = a.simulated?.areaP90 ?? .infinity, kb = b.simulated?.areaP90 ?? .infinity
+            if ka != kb { return ka < kb }
+            return a.predicted.areaP90 < b.predicted.areaP90
         }
         let area = scenario.rooms.isEmpty ? scenario.bounds.area : scenario.rooms.map(\.polygon.area).reduce(0, +)
         guard let best else {
@@ -154,7 +194,7 @@ public struct Planner: Sendable {
             return Result(met: false, chosen: empty, steps: [], points: model.points.count, candidates: model.candidates.count,
                           walkableArea: area, chosenPerPointP90: [])
         }
-        return Result(met: best.step.meetsTarget, chosen: best.step, steps: steps, points: model.points.count,
-                      candidates: model.candidates.count, walkableArea: area, chosenPerPointP90: best.perPoint)
+        return Result(met: best.meetsTarget, chosen: best, steps: ordered, points: model.points.count,
+                      candidates: model.candidates.count, walkableArea: area, chosenPerPointP90: perPoint[best.count] ?? [])
     }
 }

@@ -32,6 +32,9 @@ struct Compare: ParsableCommand {
     @Option(help: "Write per-epoch results (<scenario>-epochs.csv) and run.json here, for plots and later comparisons.")
     var out: String?
 
+    @Option(help: "Draw the standard figures (cdf, map, heatmap, crlb per scenario, and the leaderboard) here, from the saved results.")
+    var plots: String?
+
     func validate() throws {
         guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1") }
     }
@@ -48,10 +51,19 @@ struct Compare: ParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
 
-        if let out {
+        // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
+        let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
+        if let resultsDir {
             let manifest = RunManifest(scenarios: zip(loaded, paths).map { .init(name: $0.name, path: $1) },
                                        seeds: seedList, estimators: estimators, leaderboard: board)
-            try ResultsWriter.write(results: results, manifest: manifest, to: out)
+            try ResultsWriter.write(results: results, manifest: manifest, to: resultsDir)
+        }
+        var figures: [String] = []
+        if let plots, let resultsDir {
+            do {
+                figures = try StandardPlots.drawAll(resultsDirectory: resultsDir, outputDirectory: plots)
+            } catch let e as InputError { printError("error: \(e)"); throw badInputExit }
+            if out == nil { try? FileManager.default.removeItem(atPath: resultsDir) }
         }
         if json {
             try writeOutput(String(decoding: try RunManifest.encoder().encode(board), as: UTF8.self) + "\n", to: nil)
@@ -59,6 +71,7 @@ struct Compare: ParsableCommand {
             print(LeaderboardTable.render(board))
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
             if let out { print("results written to \(out)/") }
+            if let plots { print("\(figures.count) figures written to \(plots)/") }
         }
     }
 }

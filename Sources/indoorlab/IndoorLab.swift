@@ -9,5 +9,5 @@ struct IndoorLab: ParsableCommand {
         Data flows one way: scenario (YAML) → simulated or recorded readings → fixes → results → plots.
         Exit codes: 0 success, 1 a check failed (e.g. a replay regression), 2 bad input.
         """,
-        subcommands: [Validate.self, Simulate.self, Compare.self, Bench.self])
+        subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Bench.self])
 }

@@ -1,0 +1,108 @@
+internal import CPLplot
+import Foundation
+
+/// A figure could not be written (the directory is not writable, a driver is missing, PLplot wrote nothing).
+public struct PlotError: Error, Sendable, CustomStringConvertible, Equatable {
+    public var path: String
+    public var message: String
+    public init(path: String, _ message: String) { self.path = path; self.message = message }
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The one owner of PLplot. PLplot keeps global state (the current stream, colour maps, the output file),
+/// so every figure is drawn under one lock, from `plinit` to `plend`; callers may be concurrent.
+///
+/// Each format is written to a temporary file in the target directory and renamed into place only
+/// when every format of the figure has been drawn: a failure leaves no partial or stale-new file.
+public final class PlotRenderer: Sendable {
+    /// The renderer every caller shares.
+    public static let shared = PlotRenderer()
+
+    /// Page size: pixels for PNG, points for SVG.
+    public let width: Int
+    public let height: Int
+
+    private let lock = NSLock()
+
+    init(width: Int = 1000, height: Int = 750) {
+        self.width = width
+        self.height = height
+    }
+
+    /// Draws `figure` once per format to `basePath.<ext>` (e.g. `Plots/open-hall-cdf.png` and `.svg`).
+    /// - Returns: the paths written, in the order of `formats`.
+    /// - Throws: ``PlotError`` when a file cannot be written; nothing is left behind then.
+    @discardableResult
+    public func render(_ figure: any Figure, to basePath: String, formats: [PlotFormat] = [.png, .svg]) throws -> [String] {
+        guard let drawable = figure as? any CanvasDrawable else {
+            preconditionFailure("\(type(of: figure)) is not a LabPlot figure type")
+        }
+        let url = URL(fileURLWithPath: basePath)
+        let dir = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        } catch {
+            throw PlotError(path: dir.path, "cannot create the output directory: \(error.localizedDescription)")
+        }
+        let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+        var written: [(temp: String, final: String)] = []
+        defer { for w in written { unlink(w.temp) } }   // no-op for files already renamed
+
+        var seen = Set<PlotFormat>()
+        for format in formats where seen.insert(format).inserted {
+            let final = basePath + "." + format.fileExtension
+            let temp = dir.path + "/." + url.lastPathComponent + "." + format.fileExtension + ".tmp-" + unique
+            // PLplot exits the process when it cannot open its output: find out first, in Swift.
+            guard FileManager.default.createFile(atPath: temp, contents: nil) else {
+                throw PlotError(path: final, "cannot write in \(dir.path)")
+            }
+            written.append((temp, final))
+            try draw(drawable, format: format, to: temp)
+            let size = (try? FileManager.default.attributesOfItem(atPath: temp)[.size] as? Int) ?? 0
+            guard size > 0 else { throw PlotError(path: final, "PLplot wrote nothing (device \(format.device))") }
+        }
+        for w in written where rename(w.temp, w.final) != 0 {
+            throw PlotError(path: w.final, "cannot move the finished figure into place: \(String(cString: strerror(errno)))")
+        }
+        return written.map(\.final)
+    }
+
+    /// The PLplot devices compiled in and installed (e.g. "pngcairo", "svg").
+    public var availableDevices: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return Self.devices()
+    }
+
+    private static func devices() -> [String] {
+        var n: Int32 = 100
+        var menu = [UnsafePointer<CChar>?](repeating: nil, count: Int(n))
+        var names = [UnsafePointer<CChar>?](repeating: nil, count: Int(n))
+        menu.withUnsafeMutableBufferPointer { m in
+            names.withUnsafeMutableBufferPointer { d in
+                var mp = m.baseAddress, dp = d.baseAddress
+                plgDevs(&mp, &dp, &n)
+            }
+        }
+        return names.prefix(Int(n)).compactMap { $0.map { String(cString: $0) } }
+    }
+
+    private func draw(_ figure: any CanvasDrawable, format: PlotFormat, to path: String) throws {
+        lock.lock(); defer { lock.unlock() }
+        guard Self.devices().contains(format.device) else {
+            throw PlotError(path: path, "PLplot has no '\(format.device)' device (install plplot-driver-cairo for PNG)")
+        }
+        c_plsdev(format.device)
+        c_plsfnam(path)
+        c_plspage(0, 0, Int32(width), Int32(height), 0, 0)
+        c_plspause(0)
+        // White background and dark ink before plinit: PLplot's defaults are red on black.
+        c_plscmap0n(Canvas.colorSlots)
+        c_plscolbg(255, 255, 255)
+        c_plscol0(0, 255, 255, 255)
+        c_plscol0(1, 26, 26, 26)
+        c_plinit()
+        var canvas = Canvas(format: format)
+        figure.draw(on: &canvas)
+        c_plend()
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import LabCore
+import LabEvaluation
+
+/// The lab's standard figures built from saved results (`compare --out`): data in, figure specs out.
+/// Nothing here recomputes a metric; the only model input is the √CRLB field, which the caller computes.
+public enum ResultFigures {
+    /// Estimators always get the same colour, line and marker, in every figure. The usual front-runners
+    /// get the strongest colours. An estimator not listed gets a style from its name's hash.
+    public static let estimatorOrder = [
+        "floorplan-fusion", "least-squares", "fusion", "weighted-centroid", "least-squares-range", "trilateration", "proximity",
+        "centroid", "bearing",
+    ]
+
+    public static func style(forEstimator name: String) -> SeriesStyle {
+        if let i = estimatorOrder.firstIndex(of: name) { return .cycle(i) }
+        let h = name.unicodeScalars.reduce(0) { ($0 &* 31 &+ Int($1.value)) & 0xFFFF }
+        return .cycle(h)
+    }
+
+    static func sortedEstimators(_ names: some Sequence<String>) -> [String] {
+        Array(Set(names)).sorted {
+            (estimatorOrder.firstIndex(of: $0) ?? 99, $0) < (estimatorOrder.firstIndex(of: $1) ?? 99, $1)
+        }
+    }
+
+    // MARK: cdf
+
+    /// Error CDF of each estimator on one scenario, all epochs (walks and test grid) of all seeds pooled,
+    /// as in the leaderboard.
+    /// - Parameter estimators: which estimators, in legend order; nil: every estimator in the results.
+    /// - Throws: ``InputError`` (naming `file`) when the results hold none of the requested estimators.
+    public static func cdf(scenario: String, results: [EpochResult], estimators: [String]? = nil,
+                           file: String = "results") throws -> CDFFigure {
+        let mine = results.filter { $0.scenario == scenario }
+        let byEstimator = Dictionary(grouping: mine, by: { $0.estimator.rawValue })
+        let names = try pick(estimators, available: byEstimator.keys, file: file, scenario: scenario)
+        let series = names.map { n in
+            let rs = byEstimator[n] ?? []
+            return CDFFigure.Series(label: n, errors: rs.compactMap(\.error), attempts: rs.count, style: style(forEstimator: n))
+        }
+        let seeds = Set(mine.map(\.seed))
+        return CDFFigure(title: "\(scenario) — error CDF per estimator (\(SeedText.describe(Array(seeds))), walks + test grid)",
+                         series: series)
+    }
+
+    // MARK: map
+
+    /// The floorplan with one walk's true path (from the scenario's waypoints) and the fixes of each
+    /// estimator along it, for one seed.
+    /// - Parameters:
+    ///   - seed: nil: the smallest seed in the results.
+    ///   - walk: nil: the scenario's first walk that has results.
+    ///   - estimators: nil: `defaultEstimators`.
+    public static func map(scenario s: Scenario, results: [EpochResult], seed: UInt64? = nil, walk: String? = nil,
+                           estimators: [String]? = nil, defaultEstimators: [String] = ["least-squares"],
+                           file: String = "results") throws -> FloorplanFigure {
+        let mine = results.filter { $0.scenario == s.name }
+        guard !mine.isEmpty else { throw InputError(file: file, "no results for scenario '\(s.name)'") }
+        let seeds = Set(mine.map(\.seed)).sorted()
+        let seed = seed ?? seeds[0]
+        guard seeds.contains(seed) else {
+            throw InputError(file: file, "no results for seed \(seed) in '\(s.name)'; seeds: \(seeds.map(String.init).joined(separator: ", "))")
+        }
+        let walksInResults = Set(mine.map(\.walk)).subtracting(["grid"])
+        let walkName: String?
+        if let walk {
+            guard walksInResults.contains(walk) else {
+                throw InputError(file: file, "no results for walk '\(walk)' in '\(s.name)'; walks: \(walksInResults.sorted().joined(separator: ", "))")
+            }
+            walkName = walk
+        } else {
+            walkName = s.walks.map(\.name).first(where: walksInResults.contains) ?? walksInResults.sorted().first
+        }
+        var paths: [FloorplanFigure.Path] = []
+        var title = "\(s.name) — floorplan"
+        if let walkName {
+            let onWalk = mine.filter { $0.seed == seed && $0.walk == walkName }.sorted { $0.epoch < $1.epoch }
+            let byEstimator = Dictionary(grouping: onWalk, by: { $0.estimator.rawValue })
+            var wanted = estimators ?? defaultEstimators.filter { byEstimator[$0] != nil }
+            if wanted.isEmpty, let first = sortedEstimators(byEstimator.keys).first { wanted = [first] }
+            let names = try pick(wanted, available: byEstimator.keys, file: file, scenario: s.name, keepOrder: true)
+            var drawn: [(names: [String], fixes: [Point?], suffix: String, index: Int)] = []
+            for n in names {
+                let rs = byEstimator[n] ?? []
+                let all = rs.map(\.fix)
+                // Estimators that gave exactly the same fixes share one path (e.g. fusion without headings).
+                if let k = drawn.firstIndex(where: { $0.fixes == all }) {
+                    drawn[k].names.append(n)
+                    paths[drawn[k].index].label = drawn[k].names.joined(separator: " = ") + drawn[k].suffix
+                    continue
+                }
+                let fixes = all.compactMap { $0 }
+                // Fixes: thin solid line, the estimator's colour and marker (the marker tells them apart).
+                var st = style(forEstimator: n)
+                st.line = .solid
+                st.lineWidth = 1
+                st.markerScale = 0.45
+                let errors = rs.compactMap(\.error).sorted()
+                var notes: [String] = []
+                if !errors.isEmpty { notes.append("P75 \(String(format: "%.1f", CDFFigure.quantile(errors, 0.75))) m") }
+                if fixes.count < rs.count { notes.append("\(rs.count - fixes.count) no fix") }
+                let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
+                drawn.append(([n], all, suffix, paths.count))
+                // The first-named estimator (the winner by default) is drawn on top of the others.
+                paths.append(.init(label: n + suffix, points: fixes, style: st, layer: names.count - paths.count))
+            }
+            let truth = s.walk(named: walkName)?.waypoints ?? onWalk.filter { $0.estimator.rawValue == names.first }.map(\.truth)
+            // The truth goes on top of the fixes so the reader can follow it, with its start marked.
+            paths.append(.init(label: "true path", points: truth, style: SeriesStyle(color: .black, line: .solid, lineWidth: 2.5),
+                               layer: 1000))
+            if let start = truth.first {
+                paths.append(.init(label: "start", points: [start],
+                                   style: SeriesStyle(color: .black, line: nil, marker: .openCircle, markerScale: 1.3), layer: 1001))
+            }
+            title = "\(s.name) — walk '\(walkName)', seed \(seed): true path and fixes"
+        }
+        return FloorplanFigure(title: title, floorplan: Floorplan(scenario: s), paths: paths)
+    }
+
+    // MARK: heatmap
+
+    /// One estimator's mean error at each static test point (walk "grid"), over all seeds, as cells.
+    public static func heatmap(scenario s: Scenario, results: [EpochResult], estimator: String,
+                               file: String = "results") throws -> FloorplanFigure {
+        let mine = results.filter { $0.scenario == s.name && $0.walk == "grid" }
+        guard !mine.isEmpty else {
+            throw InputError(file: file, "no static test-point results (walk 'grid') for scenario '\(s.name)'")
+        }
+        let available = Set(mine.map { $0.estimator.rawValue })
+        guard available.contains(estimator) else {
+            throw InputError(file: file, "no results for estimator '\(estimator)' in '\(s.name)'; estimators: \(sortedEstimators(available).joined(separator: ", "))")
+        }
+        let rs = mine.filter { $0.estimator.rawValue == estimator }
+        struct Key: Hashable { var x: Int64, y: Int64 }
+        func key(_ p: Point) -> Key { Key(x: Int64((p.x * 1000).rounded()), y: Int64((p.y * 1000).rounded())) }
+        var groups: [Key: (p: Point, sum: Double, n: Int)] = [:]
+        for r in rs {
+            var g = groups[key(r.truth)] ?? (r.truth, 0, 0)
+            if let e = r.error { g.sum += e; g.n += 1 }
+            groups[key(r.truth)] = g
+        }
+        let cells = groups.values.sorted { ($0.p.y, $0.p.x) < ($1.p.y, $1.p.x) }
+        let centres = cells.map(\.p)
+        let values = cells.map { $0.n > 0 ? $0.sum / Double($0.n) : .nan }
+        let field = ScalarField(layout: .cells(centres: centres, size: cellSize(centres) ?? s.testGridSpacing),
+                                values: values, label: "mean error (m)", missingLabel: "no fix in any seed")
+        let seeds = Set(rs.map(\.seed))
+        return FloorplanFigure(title: "\(s.name) — \(estimator): mean error per test point (\(SeedText.describe(Array(seeds))))",
+                               floorplan: Floorplan(scenario: s), field: field)
+    }
+
+    /// Spacing of a square grid of points: the smallest positive gap between distinct x or y values.
+    static func cellSize(_ points: [Point]) -> Double? {
+        func gap(_ v: [Double]) -> Double? {
+            let u = Array(Set(v.map { ($0 * 1000).rounded() / 1000 })).sorted()
+            return zip(u, u.dropFirst()).map { $1 - $0 }.filter { $0 > 1e-6 }.min()
+        }
+        return [gap(points.map(\.x)), gap(points.map(\.y))].compactMap { $0 }.min()
+    }
+
+    // MARK: crlb
+
+    /// √CRLB over the floorplan. `field` holds metres (√ of trace(F⁻¹)); +∞ where two beacons are not heard.
+    public static func crlb(scenario s: Scenario, field: ScalarField, readingsPerBeacon: Int) -> FloorplanFigure {
+        var f = field
+        if f.label.isEmpty { f.label = "√CRLB (m)" }
+        return FloorplanFigure(
+            title: "\(s.name) — √CRLB: \(s.beacons.count) beacons, \(readingsPerBeacon) readings each (model bound, no seed)",
+            floorplan: Floorplan(scenario: s), field: f)
+    }
+
+    // MARK: leaderboard
+
+    /// P75 per estimator per scenario as grouped bars, estimators in leaderboard order.
+    public static func leaderboard(_ board: Leaderboard) -> BarFigure {
+        let ranked = board.overall.map { $0.estimator.rawValue }
+        let series = ranked.enumerated().map { i, name in
+            BarFigure.Series(label: "\(i + 1). \(name)" + (board.winner?.rawValue == name ? " (winner)" : ""),
+                             values: board.scenarios.map { sc in
+                                 board.scores.first { $0.scenario == sc && $0.estimator.rawValue == name }.map(\.stats.p75)
+                             },
+                             color: style(forEstimator: name).color, shortLabel: name)
+        }
+        // One far-off estimator must not flatten the rest: cut the axis at 1.5 × the 90th percentile.
+        let values = series.flatMap { $0.values.compactMap(BarFigure.value) }.sorted()
+        let p90 = CDFFigure.quantile(values, 0.9)
+        let yMax = (values.last ?? 1) > 1.6 * p90 ? Axis.niceCeil(1.5 * p90) : nil
+        return BarFigure(title: "Leaderboard — P75 horizontal error per scenario (\(SeedText.describe(board.seeds)); lower is better)",
+                         yLabel: "P75 error (m)", categories: board.scenarios, series: series, yMax: yMax,
+                         missingLabel: "no fixes")
+    }
+
+    // MARK: helpers
+
+    static func pick(_ requested: [String]?, available: some Collection<String>, file: String, scenario: String,
+                     keepOrder: Bool = false) throws -> [String] {
+        let have = Set(available)
+        guard let requested else { return sortedEstimators(have) }
+        let missing = requested.filter { !have.contains($0) }
+        if !missing.isEmpty {
+            throw InputError(file: file, "no results for estimator\(missing.count > 1 ? "s" : "") \(missing.map { "'\($0)'" }.joined(separator: ", ")) in '\(scenario)'; estimators: \(sortedEstimators(have).joined(separator: ", "))")
+        }
+        var seen = Set<String>()
+        let unique = requested.filter { seen.insert($0).inserted }
+        return keepOrder ? unique : sortedEstimators(unique)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import LabCore
+import LabEvaluation
+
+/// Choices for one figure drawn from saved results (the flags of `indoorlab plot`). nil means the default.
+public struct PlotOptions: Sendable {
+    /// cdf: which estimators (default: all); map: whose fixes (default: the winner and least-squares).
+    public var estimators: [String]?
+    /// heatmap: whose error (default: the leaderboard's winner).
+    public var estimator: String?
+    /// map: which seed (default: the first of the run).
+    public var seed: UInt64?
+    /// map: which walk (default: the scenario's first walk).
+    public var walk: String?
+    public var formats: [PlotFormat]
+
+    public init(estimators: [String]? = nil, estimator: String? = nil, seed: UInt64? = nil, walk: String? = nil,
+                formats: [PlotFormat] = [.png, .svg]) {
+        self.estimators = estimators; self.estimator = estimator; self.seed = seed; self.walk = walk; self.formats = formats
+    }
+}
+
+/// Draws the standard figures of a results directory written by `indoorlab compare --out DIR`
+/// (`DIR/run.json` and `DIR/<scenario>-epochs.csv`). Reads everything a figure needs before writing
+/// anything, so a missing or malformed input leaves no file behind.
+public struct ResultsPlotter {
+    public let directory: String
+    public let manifest: RunManifest
+    /// Loads a scenario named in the manifest (the CLI also looks among the bundled scenarios).
+    public var loadScenario: (RunManifest.ScenarioEntry) throws -> Scenario
+    /// The √CRLB field of a scenario, metres, for the crlb figure, and the readings per beacon it assumes.
+    public var boundField: (Scenario) -> (field: ScalarField, readingsPerBeacon: Int)
+    public var renderer: PlotRenderer
+
+    /// Opens a results directory (reads its manifest).
+    /// - Throws: ``InputError`` naming `run.json` when it is missing or malformed.
+    public init(directory: String,
+                loadScenario: @escaping (RunManifest.ScenarioEntry) throws -> Scenario = { try ScenarioLoader.load(path: $0.path) },
+                boundField: @escaping (Scenario) -> (field: ScalarField, readingsPerBeacon: Int),
+                renderer: PlotRenderer = .shared) throws {
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.manifest = try RunManifest.read(directory: self.directory)
+        self.loadScenario = loadScenario
+        self.boundField = boundField
+        self.renderer = renderer
+    }
+
+    public var scenarioNames: [String] { manifest.scenarios.map(\.name) }
+
+    public func resultsPath(_ scenario: String) -> String { directory + "/" + RunManifest.resultsFileName(scenario) }
+
+    /// The scenario's per-epoch results.
+    /// - Throws: ``InputError`` for an unknown scenario or a missing or malformed CSV (with file and line).
+    public func results(_ scenario: String) throws -> [EpochResult] {
+        try entry(scenario)
+        return try ResultsFile.read(path: resultsPath(scenario))
+    }
+
+    @discardableResult
+    func entry(_ scenario: String) throws -> RunManifest.ScenarioEntry {
+        guard let e = manifest.scenarios.first(where: { $0.name == scenario }) else {
+            throw InputError(file: directory + "/" + RunManifest.fileName,
+                             "no scenario '\(scenario)' in this run; scenarios: \(scenarioNames.joined(separator: ", "))")
+        }
+        return e
+    }
+
+    /// The default estimators on a map: the leaderboard's winner, then least-squares.
+    public var defaultMapEstimators: [String] {
+        var names: [String] = []
+        if let w = manifest.leaderboard.winner?.rawValue { names.append(w) }
+        if !names.contains("least-squares") { names.append("least-squares") }
+        return names
+    }
+
+    /// Builds one figure. `scenario` is required for the per-scenario kinds.
+    public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
+        if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard) }
+        guard let scenario else {
+            throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))")
+        }
+        let e = try entry(scenario)
+        let file = resultsPath(scenario)
+        switch kind {
+        case .cdf:
+            return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file)
+        case .map:
+            return try ResultFigures.map(scenario: loadScenario(e), results: results(scenario), seed: options.seed, walk: options.walk,
+                                         estimators: options.estimators, defaultEstimators: defaultMapEstimators, file: file)
+        case .heatmap:
+            guard let est = options.estimator ?? manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue else {
+                throw InputError(file: directory + "/" + RunManifest.fileName, "no estimator in this run")
+            }
+            return try ResultFigures.heatmap(scenario: loadScenario(e), results: results(scenario), estimator: est, file: file)
+        case .crlb:
+            let s = try loadScenario(e)
+            let b = boundField(s)
+            return ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon)
+        case .leaderboard:
+            return ResultFigures.leaderboard(manifest.leaderboard)
+        case .calibration, .beaconCount:
+            throw InputError(file: directory, "the \(kind.rawValue) figure is not drawn from tournament results yet")
+        }
+    }
+
+    /// Draws one figure to `<outputDirectory>/<scenario>-<kind>.<ext>` (`<kind>.<ext>` for the leaderboard).
+    /// - Returns: the files written.
+    public func draw(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions(), outputDirectory: String) throws -> [String] {
+        let f = try figure(kind, scenario: scenario, options: options)
+        return try renderer.render(f, to: kind.basePath(directory: outputDirectory, scenario: scenario), formats: options.formats)
+    }
+
+    /// The kinds of the standard set, per scenario.
+    public static let standardKinds: [FigureKind] = [.cdf, .map, .heatmap, .crlb]
+
+    /// The standard set: cdf, map, heatmap and crlb for every scenario of the run, and the leaderboard.
+    /// Every input is read and every figure built before the first file is written.
+    public func drawStandardSet(outputDirectory: String, formats: [PlotFormat] = [.png, .svg]) throws -> [String] {
+        var jobs: [(any Figure, String)] = [(ResultFigures.leaderboard(manifest.leaderboard),
+                                             FigureKind.leaderboard.basePath(directory: outputDirectory, scenario: nil))]
+        let winner = manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue
+        for e in manifest.scenarios {
+            let s = try loadScenario(e)
+            let rs = try results(e.name)
+            let file = resultsPath(e.name)
+            jobs.append((try ResultFigures.cdf(scenario: e.name, results: rs, file: file),
+                         FigureKind.cdf.basePath(directory: outputDirectory, scenario: e.name)))
+            jobs.append((try ResultFigures.map(scenario: s, results: rs, defaultEstimators: defaultMapEstimators, file: file),
+                         FigureKind.map.basePath(directory: outputDirectory, scenario: e.name)))
+            if let winner, rs.contains(where: { $0.walk == "grid" }) {
+                jobs.append((try ResultFigures.heatmap(scenario: s, results: rs, estimator: winner, file: file),
+                             FigureKind.heatmap.basePath(directory: outputDirectory, scenario: e.name)))
+            }
+            let b = boundField(s)
+            jobs.append((ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon),
+                         FigureKind.crlb.basePath(directory: outputDirectory, scenario: e.name)))
+        }
+        return try jobs.flatMap { try renderer.render($0.0, to: $0.1, formats: formats) }
+    }
+}

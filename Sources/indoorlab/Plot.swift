@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+import LabPlot
+import LabSimulation
+
+struct Plot: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, leaderboard, or all.",
+        discussion: """
+        Reads what 'compare --out DIR' wrote (run.json, <scenario>-epochs.csv);
+        recomputes nothing. Writes <out-dir>/<scenario>-<kind>.png and .svg
+        (the leaderboard: <out-dir>/leaderboard.png and .svg).
+          cdf          error CDF of each estimator, P75 marked
+          map          floorplan, one walk's true path and fixes (one seed)
+          heatmap      one estimator's mean error per test point, all seeds
+          crlb         √CRLB over the floorplan (needs only the scenario)
+          leaderboard  P75 per estimator per scenario
+          all          cdf, map, heatmap, crlb per scenario, and the leaderboard
+        Without --scenario, a per-scenario kind is drawn for every scenario of the run.
+        Example: indoorlab plot map --results out/compare --scenario museum-gallery
+        """)
+
+    @Argument(help: "cdf, map, heatmap, crlb, leaderboard or all.")
+    var kind: String
+
+    @Option(help: "Results directory written by 'indoorlab compare --out'.")
+    var results: String?
+
+    @Option(help: "Scenario name (as in the run), or for crlb without --results a scenario file or bundled name.")
+    var scenario: String?
+
+    @Option(help: "cdf: estimators to show (default: all); map: whose fixes (default: the winner and least-squares).",
+            transform: EstimatorList.parse)
+    var estimators: [EstimatorKind]?
+
+    @Option(help: "heatmap: whose error (default: the leaderboard's winner).", transform: { try EstimatorList.parse($0) })
+    var estimator: [EstimatorKind]?
+
+    @Option(help: "map: the seed whose fixes are drawn (default: the run's first seed).")
+    var seed: UInt64?
+
+    @Option(help: "map: the walk (default: the scenario's first walk).")
+    var walk: String?
+
+    @Option(name: .customLong("out-dir"), help: "Directory for the figures.")
+    var outDir: String = "Plots"
+
+    @Option(help: "Comma-separated formats: png, svg (default: both).", transform: Plot.parseFormats)
+    var format: [PlotFormat] = [.png, .svg]
+
+    static let kinds = ["cdf", "map", "heatmap", "crlb", "leaderboard", "all"]
+
+    static func parseFormats(_ text: String) throws -> [PlotFormat] {
+        try text.split(separator: ",").map {
+            guard let f = PlotFormat(rawValue: $0.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw ValidationError("unknown format '\($0)'; known: png, svg")
+            }
+            return f
+        }
+    }
+
+    func validate() throws {
+        guard Plot.kinds.contains(kind) else {
+            let later = FigureKind(rawValue: kind).map { " ('\($0.rawValue)' is not drawn from tournament results yet)" } ?? ""
+            throw ValidationError("unknown figure '\(kind)'\(later); known: \(Plot.kinds.joined(separator: ", "))")
+        }
+        if let estimator, estimator.count != 1 { throw ValidationError("--estimator takes one estimator") }
+        if results == nil && !(kind == "crlb" && scenario != nil) {
+            throw ValidationError("--results DIR is required (run 'indoorlab compare --out DIR' first); only crlb can do with --scenario alone")
+        }
+        if format.isEmpty { throw ValidationError("--format needs at least one of png, svg") }
+    }
+
+    func run() throws {
+        do {
+            for path in try draw() { print(path) }
+        } catch let e as InputError {
+            printError("error: \(e)")
+            throw badInputExit
+        } catch let e as InputErrors {
+            printError(e.errors.map { "error: \($0)" }.joined(separator: "\n"))
+            throw badInputExit
+        } catch let e as PlotError {
+            printError("error: \(e)")
+            throw badInputExit
+        }
+    }
+
+    private func draw() throws -> [String] {
+        guard let results else {
+            // crlb straight from a scenario file.
+            let s = try ScenarioLoader.load(path: resolveScenarioPath(scenario!))
+            let b = StandardPlots.boundField(s)
+            return try PlotRenderer.shared.render(ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon),
+                                                  to: FigureKind.crlb.basePath(directory: outDir, scenario: s.name), formats: format)
+        }
+        let plotter = try StandardPlots.plotter(resultsDirectory: results)
+        if kind == "all" { return try plotter.drawStandardSet(outputDirectory: outDir, formats: format) }
+        let k = FigureKind(rawValue: kind)!
+        let options = PlotOptions(estimators: estimators?.map { $0.rawValue }, estimator: estimator?.first?.rawValue,
+                                  seed: seed, walk: walk, formats: format)
+        if !k.isPerScenario || scenario != nil {
+            return try plotter.draw(k, scenario: scenario, options: options, outputDirectory: outDir)
+        }
+        // Every scenario: build every figure first so that bad input writes nothing.
+        let figures = try plotter.scenarioNames.map { ($0, try plotter.figure(k, scenario: $0, options: options)) }
+        return try figures.flatMap { name, f in
+            try PlotRenderer.shared.render(f, to: k.basePath(directory: outDir, scenario: name), formats: format)
+        }
+    }
+}
+
+/// The standard figures of a results directory, for `plot all` and `compare --plots`.
+enum StandardPlots {
+    /// Draws cdf, map, heatmap and crlb for every scenario of the run in `resultsDirectory`, and the
+    /// leaderboard, as PNG and SVG into `outputDirectory`.
+    /// - Returns: the files written.
+    /// - Throws: `InputError`/`InputErrors` for a missing or malformed results file or scenario (nothing is
+    ///   written then), `PlotError` when the output cannot be written.
+    static func drawAll(resultsDirectory: String, outputDirectory: String) throws -> [String] {
+        try plotter(resultsDirectory: resultsDirectory).drawStandardSet(outputDirectory: outputDirectory)
+    }
+
+    static func plotter(resultsDirectory: String) throws -> ResultsPlotter {
+        try ResultsPlotter(directory: resultsDirectory, loadScenario: { entry in
+            // The manifest's path first; a run written elsewhere still finds the bundled scenario by name.
+            let path = FileManager.default.fileExists(atPath: entry.path) ? entry.path : resolveScenarioPath(entry.name)
+            return try ScenarioLoader.load(path: path)
+        }, boundField: boundField)
+    }
+
+    /// √CRLB (m) on a grid over the scenario's bounds (0.5 m apart, or 100 cells along the longer side
+    /// for large venues): every beacon heard `advertisementsPerWindow` times, except beacons whose mean RSSI
+    /// (walls included) is below the receiver's sensitivity there.
+    static func boundField(_ s: Scenario) -> (field: ScalarField, readingsPerBeacon: Int) {
+        let b = s.bounds
+        let step = max(0.5, max(b.width, b.height) / 100)
+        let nx = max(2, Int((b.width / step).rounded()) + 1), ny = max(2, Int((b.height / step).rounded()) + 1)
+        let bound = CramerRaoBound(venue: Venue(s))
+        let pathLoss = PathLoss(scenario: s)
+        let k = s.radio.advertisementsPerWindow
+        var values = [Double](repeating: .nan, count: nx * ny)
+        for iy in 0..<ny {
+            let y = b.minY + b.height * Double(iy) / Double(ny - 1)
+            for ix in 0..<nx {
+                let p = Point(b.minX + b.width * Double(ix) / Double(nx - 1), y)
+                values[iy * nx + ix] = bound.bound(at: p, readingsPerBeacon: k, meanRSSI: { pathLoss.meanRSSI(beacon: $0, at: $1) }).squareRoot()
+            }
+        }
+        return (ScalarField(layout: .grid(b, nx: nx, ny: ny), values: values, label: "√CRLB (m)"), k)
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+import LabPlot
+
+/// A small venue and a small saved result, built in code and written like `compare --out` writes them.
+enum Fixture {
+    static let scenarioName = "test-hall"
+
+    /// 12 m × 8 m, two rooms split by a wall with a door, four beacons, an exhibit, a frieze, a QR code, one walk.
+    static let scenario = Scenario(
+        name: scenarioName,
+        bounds: Rect(minX: 0, minY: 0, maxX: 12, maxY: 8),
+        rooms: [
+            Room(name: "West room", polygon: Polygon([Point(0, 0), Point(6, 0), Point(6, 8), Point(0, 8)])),
+            Room(name: "East room", polygon: Polygon([Point(6, 0), Point(12, 0), Point(12, 8), Point(6, 8)])),
+        ],
+        walls: [
+            Wall(segment: Segment(Point(0, 0), Point(12, 0)), loss: 5), Wall(segment: Segment(Point(12, 0), Point(12, 8)), loss: 5),
+            Wall(segment: Segment(Point(12, 8), Point(0, 8)), loss: 5), Wall(segment: Segment(Point(0, 8), Point(0, 0)), loss: 5),
+            Wall(segment: Segment(Point(6, 0), Point(6, 3)), loss: 3), Wall(segment: Segment(Point(6, 4.5), Point(6, 8)), loss: 3),
+        ],
+        beacons: [
+            Beacon(id: "b1", position: Point(1, 1)), Beacon(id: "b2", position: Point(11, 1)),
+            Beacon(id: "b3", position: Point(11, 7)), Beacon(id: "b4", position: Point(1, 7)),
+        ],
+        landmarks: [
+            Landmark(name: "Statue", kind: .exhibit, position: Point(3, 4)),
+            Landmark(name: "Mural", kind: .frieze, position: Point(9, 7.8), facing: 180, width: 3),
+        ],
+        checkpoints: [Checkpoint(id: "qr-door", position: Point(6, 3.75))],
+        walks: [Walk(name: "loop", waypoints: [Point(2, 2), Point(10, 2), Point(10, 6), Point(2, 6), Point(2, 2)])],
+        testGridSpacing: 2)
+
+    static let seeds: [UInt64] = [1, 2]
+    /// centroid never fixes here: its CDF and bars must show "no fixes" instead of a curve.
+    static let estimators: [EstimatorKind] = [.leastSquares, .fusion, .centroid]
+
+    /// Deterministic pseudo-random numbers in [0, 1).
+    struct LCG {
+        var state: UInt64
+        mutating func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+    }
+
+    static func results() -> [EpochResult] {
+        var out: [EpochResult] = []
+        var walkPoints: [Point] = []
+        let w = scenario.walks[0].waypoints
+        for (a, b) in zip(w, w.dropFirst()) {
+            for k in 0..<8 { walkPoints.append(a + (b - a) * (Double(k) / 8)) }
+        }
+        var grid: [Point] = []
+        for y in stride(from: 1.0, to: 8, by: 2) { for x in stride(from: 1.0, to: 12, by: 2) { grid.append(Point(x, y)) } }
+        for seed in seeds {
+            var rng = LCG(state: seed)
+            for est in estimators {
+                let scale = est == .fusion ? 0.8 : 1.5
+                for (walk, points) in [("loop", walkPoints), ("grid", grid)] {
+                    for (i, p) in points.enumerated() {
+                        var fix: Point? = nil
+                        if est != .centroid {
+                            let a = rng.next() * 2 * .pi, r = scale * (rng.next() + rng.next())
+                            fix = Point(p.x + r * cos(a), p.y + r * sin(a))
+                        }
+                        out.append(EpochResult(scenario: scenarioName, seed: seed, estimator: est, walk: walk, epoch: i, t: Double(i),
+                                               truth: p, fix: fix, uncertainty: nil, reason: fix == nil ? "few-beacons" : nil,
+                                               error: fix.map { $0.distance(to: p) }, crlb: 1.0, beaconsHeard: 4, roomHit: nil,
+                                               exhibitHit: nil, friezeLooks: 0, friezeHits: 0))
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Writes `run.json` and `<scenario>-epochs.csv` into a new temporary directory; returns its path.
+    static func writeResults(csv: String? = nil) throws -> String {
+        let dir = temporaryDirectory("results")
+        let rs = results()
+        let board = Leaderboard(results: rs, scenarios: [scenarioName], seeds: seeds)
+        let manifest = RunManifest(scenarios: [.init(name: scenarioName, path: dir + "/\(scenarioName).yaml")], seeds: seeds,
+                                   estimators: estimators, leaderboard: board)
+        try RunManifest.encoder().encode(manifest).write(to: URL(fileURLWithPath: dir + "/" + RunManifest.fileName))
+        try Data((csv ?? ResultsFile.encode(rs)).utf8)
+            .write(to: URL(fileURLWithPath: dir + "/" + RunManifest.resultsFileName(scenarioName)))
+        return dir
+    }
+
+    /// A new empty directory under the system's temporary directory (removed by `cleanUp`).
+    static func temporaryDirectory(_ label: String) -> String {
+        let dir = root + "/\(label)-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    static let root = FileManager.default.temporaryDirectory.appendingPathComponent("labplot-tests-\(ProcessInfo.processInfo.processIdentifier)").path
+
+    static func cleanUp(_ dirs: String...) {
+        for d in dirs { try? FileManager.default.removeItem(atPath: d) }
+    }
+
+    /// √CRLB on a coarse grid, all beacons heard 10 times (the CLI also drops beacons below sensitivity).
+    static func boundField(_ s: Scenario) -> (field: ScalarField, readingsPerBeacon: Int) {
+        let bound = CramerRaoBound(venue: Venue(s))
+        let nx = 25, ny = 17
+        var values: [Double] = []
+        for iy in 0..<ny {
+            for ix in 0..<nx {
+                let p = Point(s.bounds.width * Double(ix) / Double(nx - 1), s.bounds.height * Double(iy) / Double(ny - 1))
+                values.append(bound.bound(at: p, readingsPerBeacon: 10).squareRoot())
+            }
+        }
+        return (ScalarField(layout: .grid(s.bounds, nx: nx, ny: ny), values: values, label: "√CRLB (m)"), 10)
+    }
+
+    static func plotter(_ dir: String) throws -> ResultsPlotter {
+        try ResultsPlotter(directory: dir, loadScenario: { _ in scenario }, boundField: boundField)
+    }
+}
+
+/// What a reader of an SVG from PLplot's svg driver sees as text: each `<text>` element's content, with
+/// the numeric character references (`&#x65;`) the driver writes decoded.
+enum SVGText {
+    static func strings(inFile path: String) throws -> [String] {
+        let svg = try String(contentsOfFile: path, encoding: .utf8)
+        var out: [String] = []
+        var rest = svg[...]
+        while let open = rest.range(of: "<text"), let close = rest.range(of: "</text>", range: open.upperBound..<rest.endIndex) {
+            let element = rest[open.upperBound..<close.lowerBound]
+            out.append(decode(contentOf: element))
+            rest = rest[close.upperBound...]
+        }
+        return out
+    }
+
+    /// Text between tags, entities decoded.
+    static func decode(contentOf element: Substring) -> String {
+        var text = ""
+        var inTag = true   // the element starts inside its opening tag's attributes
+        for ch in element {
+            if ch == "<" { inTag = true } else if ch == ">" { inTag = false } else if !inTag { text.append(ch) }
+        }
+        var out = ""
+        var i = text.startIndex
+        while i < text.endIndex {
+            if text[i] == "&", let semi = text[i...].firstIndex(of: ";") {
+                let entity = text[text.index(after: i)..<semi]
+                var scalar: Unicode.Scalar?
+                if entity.hasPrefix("#x") { scalar = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init) }
+                else if entity.hasPrefix("#") { scalar = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init) }
+                else { scalar = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"][String(entity)].flatMap { $0.unicodeScalars.first } }
+                if let scalar {
+                    out.unicodeScalars.append(scalar)
+                    i = text.index(after: semi)
+                    continue
+                }
+            }
+            out.append(text[i])
+            i = text.index(after: i)
+        }
+        return out
+    }
+}
+
+func isPNG(_ path: String) -> Bool {
+    guard let d = FileManager.default.contents(atPath: path), d.count > 8 else { return false }
+    return Array(d.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+}
+
+func filesIn(_ dir: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+import LabCore
+import LabEvaluation
+@testable import LabPlot
+
+@Suite struct StandardFigureTests {
+    /// Text each kind must carry in its SVG: axis labels with units, legend entries, title parts.
+    static let expected: [FigureKind: (exact: [String], fragments: [String])] = [
+        .cdf: (["horizontal error (m)", "fraction of fixes with error ≤ x", "P75", "centroid: no fixes"],
+               ["test-hall — error CDF", "seeds 1–2", "fusion  P75 ", "least-squares  P75 "]),
+        .map: (["x (m)", "y (m)", "true path", "beacon", "exhibit", "frieze", "QR checkpoint", "West room", "East room"],
+               ["test-hall — walk 'loop', seed 1", "fusion (P75 ", "least-squares (P75 "]),
+        .heatmap: (["x (m)", "y (m)", "mean error (m)", "beacon"], ["test-hall — fusion: mean error per test point", "seeds 1–2"]),
+        .crlb: (["x (m)", "y (m)", "√CRLB (m)", "beacon", "QR checkpoint"], ["test-hall — √CRLB: 4 beacons, 10 readings each", "no seed"]),
+        .leaderboard: (["P75 error (m)", "1. fusion (winner)", "test-hall", "no fixes", "✕"], ["Leaderboard — P75", "seeds 1–2"]),
+    ]
+
+    @Test(arguments: [FigureKind.cdf, .map, .heatmap, .crlb, .leaderboard])
+    func eachKindRendersPNGAndSVGWithItsLabels(kind: FigureKind) throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let out = Fixture.temporaryDirectory("plots")
+        defer { Fixture.cleanUp(out) }
+        let plotter = try Fixture.plotter(results)
+        let scenario: String? = kind.isPerScenario ? Fixture.scenarioName : nil
+        let written = try plotter.draw(kind, scenario: scenario, outputDirectory: out)
+
+        let base = kind.isPerScenario ? "\(out)/test-hall-\(kind.rawValue)" : "\(out)/\(kind.rawValue)"
+        #expect(written == [base + ".png", base + ".svg"])
+        #expect(isPNG(base + ".png"))
+        let pngSize = (try FileManager.default.attributesOfItem(atPath: base + ".png")[.size] as? Int) ?? 0
+        #expect(pngSize > 5_000 && pngSize < 200_000)
+        // Nothing else in the directory: no temporary files left behind.
+        #expect(filesIn(out) == [(base as NSString).lastPathComponent + ".png", (base as NSString).lastPathComponent + ".svg"])
+
+        let svg = try String(contentsOfFile: base + ".svg", encoding: .utf8)
+        #expect(svg.hasPrefix("<?xml") && svg.contains("<svg"))
+        #expect(svg.contains("fill=\"#FFFFFF\""), "white background")
+        let texts = try SVGText.strings(inFile: base + ".svg")
+        let all = texts.joined(separator: "\n")
+        let want = try #require(Self.expected[kind])
+        for label in want.exact { #expect(texts.contains(label), "\(kind.rawValue): no text '\(label)' in \(texts)") }
+        for fragment in want.fragments { #expect(all.contains(fragment), "\(kind.rawValue): no text containing '\(fragment)' in \(texts)") }
+    }
+
+    @Test func standardSetWritesEveryFigureOfTheRun() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let out = Fixture.temporaryDirectory("set")
+        defer { Fixture.cleanUp(out) }
+        let written = try Fixture.plotter(results).drawStandardSet(outputDirectory: out)
+        let names = ["leaderboard", "test-hall-cdf", "test-hall-map", "test-hall-heatmap", "test-hall-crlb"]
+        #expect(written == names.flatMap { ["\(out)/\($0).png", "\(out)/\($0).svg"] })
+        #expect(filesIn(out) == names.flatMap { ["\($0).png", "\($0).svg"] }.sorted())
+        for path in written where path.hasSuffix(".png") { #expect(isPNG(path)) }
+    }
+
+    @Test func mapTakesTheChosenSeedWalkAndEstimators() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let out = Fixture.temporaryDirectory("map")
+        defer { Fixture.cleanUp(out) }
+        _ = try Fixture.plotter(results).draw(.map, scenario: Fixture.scenarioName,
+                                          options: PlotOptions(estimators: ["least-squares"], seed: 2, walk: "loop", formats: [.svg]),
+                                          outputDirectory: out)
+        let texts = try SVGText.strings(inFile: out + "/test-hall-map.svg")
+        #expect(texts.joined().contains("seed 2"))
+        #expect(texts.contains { $0.hasPrefix("least-squares (P75") })
+        #expect(!texts.contains { $0.hasPrefix("fusion") })
+        #expect(filesIn(out) == ["test-hall-map.svg"])
+    }
+}
+
+@Suite struct BadInputTests {
+    @Test func malformedResultsRowNamesFileAndLineAndWritesNothing() throws {
+        var lines = ResultsFile.encode(Fixture.results()).split(separator: "\n").map(String.init)
+        lines[3] = lines[3].replacingOccurrences(of: "least-squares", with: "least-squeres")
+        let results = try Fixture.writeResults(csv: lines.joined(separator: "\n") + "\n")
+        defer { Fixture.cleanUp(results) }
+        let base = Fixture.temporaryDirectory("bad")
+        defer { Fixture.cleanUp(base) }
+        let out = base + "/Plots"
+        for kind in [FigureKind.cdf, .map, .heatmap] {
+            let error = try #require(throws: InputError.self) {
+                try Fixture.plotter(results).draw(kind, scenario: Fixture.scenarioName, outputDirectory: out)
+            }
+            #expect(error.location.file.hasSuffix("test-hall-epochs.csv"))
+            #expect(error.location.line == 4)
+            #expect(error.description.contains("least-squeres"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: out), "no output directory, no partial file")
+    }
+
+    @Test func missingResultsFileIsAClearErrorAndWritesNothing() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        try FileManager.default.removeItem(atPath: results + "/test-hall-epochs.csv")
+        let out = Fixture.temporaryDirectory("missing")
+        defer { Fixture.cleanUp(out) }
+        let error = try #require(throws: InputError.self) {
+            try Fixture.plotter(results).drawStandardSet(outputDirectory: out)
+        }
+        #expect(error.description.contains("test-hall-epochs.csv"))
+        #expect(error.description.contains("cannot read"))
+        #expect(filesIn(out).isEmpty, "the leaderboard must not be drawn before every input has been read")
+    }
+
+    @Test func missingManifestIsAClearError() throws {
+        let dir = Fixture.temporaryDirectory("empty")
+        defer { Fixture.cleanUp(dir) }
+        let error = try #require(throws: InputError.self) { try Fixture.plotter(dir) }
+        #expect(error.location.file == dir + "/run.json")
+    }
+
+    @Test func truncatedManifestIsAClearError() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let path = results + "/run.json"
+        let json = try Data(contentsOf: URL(fileURLWithPath: path))
+        try json.prefix(json.count / 2).write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: InputError.self) { try Fixture.plotter(results) }
+        #expect(error.location.file == path)
+        #expect(error.message.contains("not a valid run manifest"))
+    }
+
+    @Test func unknownScenarioEstimatorOrSeedIsNamed() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let plotter = try Fixture.plotter(results)
+        let out = Fixture.temporaryDirectory("unknown")
+        defer { Fixture.cleanUp(out) }
+        let e1 = try #require(throws: InputError.self) { try plotter.draw(.cdf, scenario: "nowhere", outputDirectory: out) }
+        #expect(e1.message.contains("no scenario 'nowhere'") && e1.message.contains("test-hall"))
+        let e2 = try #require(throws: InputError.self) {
+            try plotter.draw(.heatmap, scenario: Fixture.scenarioName, options: PlotOptions(estimator: "bearing"), outputDirectory: out)
+        }
+        #expect(e2.message.contains("'bearing'") && e2.message.contains("fusion"))
+        let e3 = try #require(throws: InputError.self) {
+            try plotter.draw(.map, scenario: Fixture.scenarioName, options: PlotOptions(seed: 99), outputDirectory: out)
+        }
+        #expect(e3.message.contains("seed 99"))
+        #expect(filesIn(out).isEmpty)
+    }
+
+    @Test func unwritableOutputThrowsAndLeavesNothing() throws {
+        let dir = Fixture.temporaryDirectory("blocked")
+        defer { Fixture.cleanUp(dir) }
+        let blocker = dir + "/not-a-directory"
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
+        let figure = CDFFigure(title: "t", series: [.init(label: "a", errors: [1, 2, 3], style: .cycle(0))])
+        #expect(throws: PlotError.self) { try PlotRenderer.shared.render(figure, to: blocker + "/cdf") }
+        #expect(filesIn(dir) == ["not-a-directory"])
+    }
+}
+
+@Suite struct RendererTests {
+    @Test func concurrentCallersAllGetCompleteFigures() async throws {
+        let out = Fixture.temporaryDirectory("concurrent")
+        defer { Fixture.cleanUp(out) }
+        let paths = try await withThrowingTaskGroup(of: [String].self) { group in
+            for i in 0..<6 {
+                group.addTask {
+                    let errors = (0..<200).map { Double(($0 * 37 + i * 11) % 97) / 10 }
+                    let f = CDFFigure(title: "figure \(i)", series: [.init(label: "series \(i)", errors: errors, style: .cycle(i))])
+                    return try PlotRenderer.shared.render(f, to: "\(out)/f\(i)")
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(paths.count == 12)
+        for i in 0..<6 {
+            #expect(isPNG("\(out)/f\(i).png"))
+            #expect(try SVGText.strings(inFile: "\(out)/f\(i).svg").contains("figure \(i)"), "each file holds its own figure")
+        }
+    }
+
+    @Test func hashInTextIsDrawnLiterally() throws {
+        let out = Fixture.temporaryDirectory("hash")
+        defer { Fixture.cleanUp(out) }
+        let f = LineFigure(title: "room #3", xLabel: "x (m)", yLabel: "y (m)",
+                           series: [.init(label: "run #1", x: [0, 1], y: [0, 1], style: .cycle(0))])
+        try PlotRenderer.shared.render(f, to: out + "/hash", formats: [.svg])
+        let texts = try SVGText.strings(inFile: out + "/hash.svg")
+        #expect(texts.contains("room #3"))
+        #expect(texts.contains("run #1"))
+    }
+
+    static let calibrationPoints: [(x: Double, y: Double)] = (1...40).map { i in
+        let x = Double(i) / 20
+        let y: Double = -59 - 22 * x + Double(i % 5)
+        return (x: x, y: y)
+    }
+
+    @Test func laterKindsHaveTheirFigureTypesReady() throws {
+        let out = Fixture.temporaryDirectory("later")
+        defer { Fixture.cleanUp(out) }
+        let calibration = ScatterFitFigure(title: "smart-home — calibration (seed 1)", xLabel: "log10(distance / 1 m)", yLabel: "RSSI (dBm)",
+                                           points: Self.calibrationPoints,
+                                           pointsLabel: "readings", fit: (slope: -22, intercept: -57), fitLabel: "fit: n = 2.2")
+        let beacons = LineFigure(title: "open-hall — P75 vs beacon count (seeds 1–10)", xLabel: "beacons", yLabel: "P75 error (m)",
+                                 series: [.init(label: "least-squares", x: [3, 4, 6, 8], y: [4, 3, 2.2, 1.6], style: .cycle(0))],
+                                 referenceLines: [.init(.horizontal, at: 2, label: "target 2 m", inLegend: true)])
+        try PlotRenderer.shared.render(calibration, to: FigureKind.calibration.basePath(directory: out, scenario: "smart-home"))
+        try PlotRenderer.shared.render(beacons, to: FigureKind.beaconCount.basePath(directory: out, scenario: "open-hall"))
+        #expect(filesIn(out) == ["open-hall-beacon-count.png", "open-hall-beacon-count.svg", "smart-home-calibration.png", "smart-home-calibration.svg"])
+        let texts = try SVGText.strings(inFile: out + "/smart-home-calibration.svg")
+        #expect(texts.contains("RSSI (dBm)") && texts.contains("fit: n = 2.2") && texts.contains("readings"))
+        #expect(try SVGText.strings(inFile: out + "/open-hall-beacon-count.svg").contains("target 2 m"))
+    }
+}
+
+@Suite struct NamingTests {
+    @Test func outputNamesArePredictable() {
+        #expect(FigureKind.cdf.basePath(directory: "Plots", scenario: "open-hall") == "Plots/open-hall-cdf")
+        #expect(FigureKind.crlb.basePath(directory: "Plots/", scenario: "museum-gallery") == "Plots/museum-gallery-crlb")
+        #expect(FigureKind.leaderboard.basePath(directory: "Plots", scenario: "open-hall") == "Plots/leaderboard")
+        #expect(FigureKind.beaconCount.basePath(directory: "out", scenario: "esoc-office") == "out/esoc-office-beacon-count")
+    }
+
+    @Test func seedsAreDescribedCompactly() {
+        #expect(SeedText.describe([3]) == "seed 3")
+        #expect(SeedText.describe([1, 2, 3, 4]) == "seeds 1–4")
+        #expect(SeedText.describe([9, 1, 4]) == "seeds 1, 4, 9")
+        #expect(SeedText.describe(Array(stride(from: 1, to: 40, by: 3))) == "13 seeds")
+    }
+
+    @Test func estimatorsKeepTheirStyleAcrossFigures() {
+        #expect(ResultFigures.style(forEstimator: "fusion") == ResultFigures.style(forEstimator: "fusion"))
+        let colors = ResultFigures.estimatorOrder.map { ResultFigures.style(forEstimator: $0).color }
+        #expect(Set(colors).count == colors.count, "every estimator has its own colour")
+    }
+}
