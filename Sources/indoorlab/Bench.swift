@@ -29,6 +29,7 @@ struct Bench: ParsableCommand {
         figures += try BenchSimulation.figures(seconds: seconds)
         figures += try BenchEstimators.figures(seconds: seconds)
         figures += try BenchLocator.figures(seconds: seconds)
+        figures += try BenchStore.figures(seconds: seconds)
         if !skipTournament { figures.append(try BenchEstimators.tournament()) }
         if json {
             try writeOutput(jsonString(figures), to: nil)

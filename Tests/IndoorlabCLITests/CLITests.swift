@@ -36,6 +36,7 @@ func temporaryDirectory() throws -> URL {
 
     @Test func validateReportsFileLineAndFieldAndExits2() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let bad = dir.appendingPathComponent("bad.yaml")
         try """
         name: broken
@@ -84,6 +85,7 @@ func temporaryDirectory() throws -> URL {
 
     @Test func simulateWritesItsOutputFile() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("grid.csv")
         let r = try indoorlab(["simulate", "open-hall", "--walk", "grid", "-o", out.path])
         #expect(r.status == 0)
@@ -93,6 +95,7 @@ func temporaryDirectory() throws -> URL {
 
     @Test func compareRunsTheTournamentAndNamesAWinner() throws {
         let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
         let r = try indoorlab(["compare", "open-hall", "smart-home", "--seeds", "2", "--estimators", "least-squares,proximity,centroid", "--out", dir.path])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("winner: least-squares"))

@@ -1,0 +1,151 @@
+@preconcurrency internal import CGSL
+import Foundation
+import LabCore
+
+/// GSL's default error handler aborts the process; status codes are checked instead. Evaluated once.
+let gslErrorHandlerOffForStore: Void = { _ = gsl_set_error_handler_off() }()
+
+/// A least-squares fit of the log-distance path-loss law to RSSI samples with known distances:
+///
+///     RSSI = P0 − n · 10·log10(d / 1 m) + ε
+///
+/// by GSL's `gsl_fit_linear` of y = RSSI on x = 10·log10(d): intercept c0 = P0, slope c1 = −n.
+/// Standard errors come from GSL's covariance, which scales by the residual variance
+/// s² = Σ residual² / (N − 2); σ (the shadowing) is s.
+public struct PathLossFit: Sendable, Hashable, Codable {
+    /// RSSI at 1 m, dBm, and its standard error.
+    public var p0: Double
+    public var p0Error: Double
+    /// Path-loss exponent n and its standard error.
+    public var exponent: Double
+    public var exponentError: Double
+    /// Covariance of (P0, n).
+    public var covariance: Double
+    /// Residual standard deviation, dB.
+    public var sigma: Double
+    public var samples: Int
+    /// Distances covered, metres.
+    public var minDistance: Double
+    public var maxDistance: Double
+
+    /// Fits the samples; `x` = 10·log10(d), `y` = RSSI.
+    /// - Throws: ``CalibrationError`` with fewer than 3 samples, no spread in distance, or a GSL failure.
+    public static func fit(x: [Double], y: [Double]) throws -> PathLossFit {
+        _ = gslErrorHandlerOffForStore
+        precondition(x.count == y.count, "x and y must have one entry per sample")
+        let n = x.count
+        guard n >= 3 else { throw CalibrationError("need at least 3 samples with a known distance, have \(n)") }
+        let mean = x.reduce(0, +) / Double(n)
+        let spread = x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(n)
+        guard spread > 1e-6 else { throw CalibrationError("every sample is at the same distance: the exponent cannot be fitted") }
+        var c0 = 0.0, c1 = 0.0, cov00 = 0.0, cov01 = 0.0, cov11 = 0.0, sumsq = 0.0
+        let status = x.withUnsafeBufferPointer { xp in
+            y.withUnsafeBufferPointer { yp in
+                gsl_fit_linear(xp.baseAddress, 1, yp.baseAddress, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq)
+            }
+        }
+        guard status == GSL_SUCCESS, c0.isFinite, c1.isFinite else {
+            throw CalibrationError("gsl_fit_linear failed (status \(status))")
+        }
+        let dMin = pow(10, (x.min() ?? 0) / 10), dMax = pow(10, (x.max() ?? 0) / 10)
+        return PathLossFit(p0: c0, p0Error: cov00.squareRoot(), exponent: -c1, exponentError: cov11.squareRoot(),
+                           covariance: -cov01, sigma: (sumsq / Double(n - 2)).squareRoot(), samples: n,
+                           minDistance: dMin, maxDistance: dMax)
+    }
+}
+
+/// The fit cannot be made (too few samples, no spread in distance).
+public struct CalibrationError: Error, Sendable, CustomStringConvertible, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// One RSSI sample with the distance to where the device truly was.
+public struct CalibrationSample: Sendable, Hashable {
+    public var beacon: Int
+    /// Distance between beacon and device, metres (3-D when heights are known), at least 0.1 m.
+    public var distance: Double
+    public var rssi: Double
+    /// 10·log10(distance).
+    public var x: Double { 10 * log10(distance) }
+}
+
+/// Fits the radio model to a recording: globally, and per beacon.
+public struct Calibration: Sendable {
+    public struct BeaconFit: Sendable, Hashable, Codable {
+        public var id: String
+        public var samples: Int
+        /// P0 of this beacon with the exponent held at the global fit's: mean of RSSI + n·10·log10(d), with its
+        /// standard error (σ of those values / √samples). What a scenario's per-beacon `p0` means.
+        public var p0AtGlobalExponent: Double
+        public var p0AtGlobalExponentError: Double
+        /// The beacon's own two-parameter fit; nil when its samples have no spread in distance.
+        public var fit: PathLossFit?
+    }
+
+    public var global: PathLossFit
+    /// Beacons with at least ``minimumBeaconSamples`` samples, in the recording's beacon order.
+    public var beacons: [BeaconFit]
+    /// Beacons left out for having too few samples.
+    public var skippedBeacons: [String]
+    public var samples: [CalibrationSample]
+    /// Whether distances are 3-D (beacon heights and device height known).
+    public var threeDimensional: Bool
+
+    public static let minimumBeaconSamples = 10
+    /// Distances below this are clamped: log10 of zero is not a number, and the law does not hold that close.
+    public static let minimumDistance = 0.1
+
+    /// The samples of `r` whose time has a ground-truth position (``EpochBuilder/TruthLookup``).
+    /// Distances are 3-D with the beacon's height and the device's height (the truth's z, else the receiver
+    /// height of the radio model); beacons without a height are taken to be at the device's height.
+    public static func samples(_ r: Recording) -> (samples: [CalibrationSample], threeDimensional: Bool) {
+        let venue = r.venue
+        let builder = EpochBuilder(venue: venue.venue)
+        let lookup = EpochBuilder.TruthLookup(r, builder: builder)
+        var out: [CalibrationSample] = []
+        out.reserveCapacity(r.rssi.count)
+        var threeD = false
+        for s in r.rssi {
+            guard let truth = lookup.at(s.t) else { continue }
+            let b = venue.beacons[s.beacon]
+            let dx = truth.position.x - b.position.x, dy = truth.position.y - b.position.y
+            var dz = 0.0
+            if let h = b.height {
+                dz = h - (truth.z ?? venue.radio.receiverHeight)
+                threeD = true
+            }
+            let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
+            out.append(CalibrationSample(beacon: s.beacon, distance: d, rssi: s.rssi))
+        }
+        return (out, threeD)
+    }
+
+    /// Fits the whole recording and, when `perBeacon`, each beacon with enough samples.
+    public init(_ r: Recording, perBeacon: Bool = true) throws {
+        let (samples, threeD) = Calibration.samples(r)
+        self.samples = samples
+        threeDimensional = threeD
+        guard !samples.isEmpty else {
+            throw CalibrationError("no RSSI sample has a ground-truth position (truth and readings must share scan windows)")
+        }
+        global = try PathLossFit.fit(x: samples.map(\.x), y: samples.map(\.rssi))
+        beacons = []
+        skippedBeacons = []
+        guard perBeacon else { return }
+        var groups = [[CalibrationSample]](repeating: [], count: r.venue.beacons.count)
+        for s in samples { groups[s.beacon].append(s) }
+        for (i, g) in groups.enumerated() {
+            let id = r.venue.beacons[i].id
+            guard g.count >= Calibration.minimumBeaconSamples else { skippedBeacons.append(id); continue }
+            let n = global.exponent
+            let values = g.map { $0.rssi + n * $0.x }
+            let mean = values.reduce(0, +) / Double(values.count)
+            let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count - 1, 1))).squareRoot()
+            beacons.append(BeaconFit(id: id, samples: g.count, p0AtGlobalExponent: mean,
+                                     p0AtGlobalExponentError: sd / Double(values.count).squareRoot(),
+                                     fit: try? PathLossFit.fit(x: g.map(\.x), y: g.map(\.rssi))))
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import LabCore
+
+/// Turns a recording's samples back into the epochs estimators and metrics work on.
+///
+/// Scan window k covers [k·W, (k+1)·W) with W the recording's scan window; its epoch is at the window's
+/// middle (k + ½)·W. A window becomes an epoch when it holds at least one ground-truth sample:
+/// - one truth sample: that position (the phone is taken to stand still for the window, as the simulator does);
+/// - several (a dense annotated track): the position interpolated linearly at the window's middle between
+///   the window's samples on either side of it (the nearest sample when the middle is outside them).
+///
+/// The epoch's readings and headings are every sample of the window, in the order they were recorded.
+/// Windows with readings but no truth are left out (nothing to score them against) and counted.
+/// For a simulated walk this gives back exactly the simulator's epochs: its readings lie in
+/// [t − W/2, t + W/2) around epoch times t = (k + ½)·W.
+public struct EpochBuilder: Sendable {
+    public let venue: Venue
+    public let window: Double
+
+    public init(venue: Venue) {
+        self.venue = venue
+        self.window = venue.radio.scanWindow
+    }
+
+    /// The epochs, and how many windows with readings had no truth.
+    public struct Result: Sendable {
+        public var epochs: [Epoch]
+        public var windowsWithoutTruth: Int
+        public var readingsWithoutTruth: Int
+    }
+
+    /// The window holding time `t`. The tiny relative guard keeps a time that is k·W in exact arithmetic
+    /// (but a few ulps below after repeated additions) in window k.
+    @inline(__always) public func windowIndex(_ t: Double) -> Int {
+        Int((t / window + 1e-9).rounded(.down))
+    }
+
+    public func epochs(_ r: Recording) -> Result {
+        // Truth, stably sorted by time, grouped by window.
+        let truth = r.truth.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
+        var truthWindows: [Int: Range<Int>] = [:]
+        var order: [Int] = []
+        var i = 0
+        while i < truth.count {
+            let k = windowIndex(truth[i].t)
+            var j = i + 1
+            while j < truth.count && windowIndex(truth[j].t) == k { j += 1 }
+            if truthWindows[k] == nil { order.append(k) }
+            truthWindows[k] = i..<j
+            i = j
+        }
+        var readings: [Int: [RSSIReading]] = [:]
+        var orphanReadings = 0
+        var orphanWindows = Set<Int>()
+        for s in r.rssi {
+            let k = windowIndex(s.t)
+            if truthWindows[k] != nil { readings[k, default: []].append(s) } else { orphanReadings += 1; orphanWindows.insert(k) }
+        }
+        var headings: [Int: [HeadingReading]] = [:]
+        for h in r.headings {
+            let k = windowIndex(h.t)
+            if truthWindows[k] != nil { headings[k, default: []].append(h) }
+        }
+        var epochs: [Epoch] = []
+        epochs.reserveCapacity(order.count)
+        let walk = r.info.walk ?? r.info.name
+        for k in order {
+            let samples = truth[truthWindows[k]!]
+            let mid = (Double(k) + 0.5) * window
+            let (p, source) = position(samples, at: mid)
+            epochs.append(Epoch(walk: walk, index: epochs.count, t: mid, truth: p, truthSource: source,
+                                room: venue.roomIndex(at: p), readings: readings[k] ?? [], headings: headings[k] ?? []))
+        }
+        return Result(epochs: epochs, windowsWithoutTruth: orphanWindows.count, readingsWithoutTruth: orphanReadings)
+    }
+
+    /// The truth position at `t` from a window's samples (sorted by time).
+    func position(_ s: ArraySlice<TruthSample>, at t: Double) -> (Point, TruthSource) {
+        let first = s.first!
+        if s.count == 1 { return (first.position, first.source) }
+        let last = s.last!
+        if t <= first.t { return (first.position, first.source) }
+        if t >= last.t { return (last.position, last.source) }
+        let j = s.firstIndex { $0.t >= t }!
+        let a = s[j - 1], b = s[j]
+        let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
+        let p = Point(a.position.x + f * (b.position.x - a.position.x), a.position.y + f * (b.position.y - a.position.y))
+        return (p, f < 0.5 ? a.source : b.source)
+    }
+
+    /// Where the device was when a sample at `t` was taken: the window's truth when it has one sample,
+    /// interpolated at `t` when the window has several; nil when the window has no truth.
+    /// Heights (z) follow the same rule; nil when not recorded.
+    public struct TruthLookup: Sendable {
+        let builder: EpochBuilder
+        let truth: [TruthSample]
+        let windows: [Int: Range<Int>]
+
+        public init(_ r: Recording, builder: EpochBuilder) {
+            self.builder = builder
+            truth = r.truth.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
+            var w: [Int: Range<Int>] = [:]
+            var i = 0
+            while i < truth.count {
+                let k = builder.windowIndex(truth[i].t)
+                var j = i + 1
+                while j < truth.count && builder.windowIndex(truth[j].t) == k { j += 1 }
+                w[k] = i..<j
+                i = j
+            }
+            windows = w
+        }
+
+        public func at(_ t: Double) -> (position: Point, z: Double?)? {
+            guard let range = windows[builder.windowIndex(t)] else { return nil }
+            let s = truth[range]
+            if s.count == 1 { return (s.first!.position, s.first!.z) }
+            let (p, _) = builder.position(s, at: t)
+            // z interpolated the same way.
+            guard let first = s.first, let last = s.last else { return nil }
+            let z: Double?
+            if t <= first.t { z = first.z } else if t >= last.t { z = last.z } else {
+                let j = s.firstIndex { $0.t >= t }!
+                let a = s[j - 1], b = s[j]
+                let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
+                z = a.z.flatMap { za in b.z.map { za + f * ($0 - za) } }
+            }
+            return (p, z)
+        }
+    }
+}

@@ -1,0 +1,411 @@
+import Foundation
+internal import GRDB
+import LabCore
+import LabEstimators
+
+/// Reads and writes recording files.
+///
+/// A new recording is written all-or-nothing: into a hidden temporary file next to the destination
+/// (`.NAME.partial-PID`) inside one transaction, closed, flushed to disk, and only then linked into place
+/// under its final name (never replacing an existing file). A failure deletes the temporary file; a process
+/// killed mid-way leaves at most that hidden file, which the next write to the same destination removes.
+/// Every problem with a file a user gave is an ``InputError`` naming the file.
+public enum RecordingStore {
+    // MARK: - Writing a new recording
+
+    /// Creates the recording at `path` from `info` and `venue`, then lets `fill` append the samples, all in one
+    /// transaction.
+    /// - Throws: ``InputError`` when `path` exists or cannot be written, anything `fill` throws (the
+    ///   recording is not created then).
+    @discardableResult
+    public static func create(at path: String, info: RecordingInfo, venue: RecordedVenue,
+                              fill: (RecordingWriter) throws -> Void) throws -> RecordingSummary {
+        try checkVenue(venue, file: path)
+        let fm = FileManager.default
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        let name = url.lastPathComponent
+        if exists(path) {
+            throw InputError(file: path, "the file already exists; a recording is never overwritten (choose another name or delete it first)")
+        }
+        do {
+            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            throw InputError(file: path, "cannot create the directory \(dir): \(error.localizedDescription)")
+        }
+        removeStalePartials(directory: dir, name: name)
+        let temp = dir + "/" + partialName(name, pid: getpid())
+        unlinkDatabase(temp)
+        var done = false
+        defer { if !done { unlinkDatabase(temp) } }
+
+        var summary = RecordingSummary(path: path, name: info.name, beacons: venue.beacons.count, rssiSamples: 0,
+                                       headingSamples: 0, truthSamples: 0, duration: 0)
+        do {
+            var config = Configuration()
+            // The file is private until renamed and deleted on failure: SQLite need not sync or journal to disk.
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = MEMORY")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
+            }
+            let queue = try DatabaseQueue(path: temp, configuration: config)
+            do {
+                try Schema.migrator.migrate(queue)
+                try queue.write { db in
+                    try insertHeader(db, info: info, venue: venue)
+                    let writer = try RecordingWriter(db: db, venue: venue, file: path)
+                    try fill(writer)
+                    summary.rssiSamples = writer.rssiCount
+                    summary.headingSamples = writer.headingCount
+                    summary.truthSamples = writer.truthCount
+                    summary.duration = writer.timeSpan
+                }
+            } catch {
+                try? queue.close()
+                throw error
+            }
+            try queue.close()
+        } catch let e as DatabaseError {
+            throw InputError(file: path, "cannot write the recording: \(e.message ?? "\(e)")")
+        }
+        try flush(temp)
+        // link() fails rather than replace a file that appeared meanwhile; rename() as the fallback for
+        // file systems without hard links.
+        if link(temp, path) != 0 {
+            let err = errno
+            if err == EEXIST {
+                throw InputError(file: path, "the file already exists; a recording is never overwritten (choose another name or delete it first)")
+            }
+            guard !exists(path), rename(temp, path) == 0 else {
+                throw InputError(file: path, "cannot move the finished recording into place: \(String(cString: strerror(err)))")
+            }
+        } else {
+            unlink(temp)
+        }
+        done = true
+        flushDirectory(dir)
+        return summary
+    }
+
+    /// Writes a whole recording (samples and baselines) to a new file at `path`.
+    @discardableResult
+    public static func write(_ r: Recording, to path: String) throws -> RecordingSummary {
+        try create(at: path, info: r.info, venue: r.venue) { w in
+            for s in r.rssi { try w.append(s) }
+            for h in r.headings { try w.append(h) }
+            for s in r.truth { try w.append(s) }
+            try w.setBaselines(r.baselines)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Reads a whole recording after checking it is an intact recording of a schema this build knows.
+    /// - Throws: ``InputError`` for a missing, non-SQLite, truncated or corrupt file, or another schema.
+    public static func read(path: String) throws -> Recording {
+        try withDatabase(path: path, writable: false) { db in try load(db, path: path) }
+    }
+
+    /// Checks that `path` is an intact recording (integrity check, schema) without loading the samples.
+    public static func verify(path: String) throws {
+        try withDatabase(path: path, writable: false) { _ in }
+    }
+
+    // MARK: - Changing an existing recording
+
+    /// Replaces the stored baselines of every estimator in `baselines` with those given, in one transaction.
+    public static func setBaselines(_ baselines: [Baseline], path: String) throws {
+        try withDatabase(path: path, writable: true) { db in
+            try db.inTransaction {
+                let estimators = Set(baselines.map(\.estimator.rawValue))
+                for e in estimators { try BaselineRow.filter(Column("estimator") == e).deleteAll(db) }
+                let now = Date()
+                for b in baselines {
+                    try BaselineRow(estimator: b.estimator.rawValue, metric: b.metric.rawValue, value: b.value,
+                                    tolerance: b.tolerance, updated: now).insert(db)
+                }
+                return .commit
+            }
+        }
+    }
+
+    /// Replaces the radio model's P0, exponent and σ and, when given, the per-beacon P0 (by beacon id),
+    /// in one transaction.
+    public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:]) throws {
+        try withDatabase(path: path, writable: true) { db in
+            try db.inTransaction {
+                try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
+                for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
+                    try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
+                }
+                return .commit
+            }
+        }
+    }
+
+    // MARK: - Internals
+
+    static func partialName(_ name: String, pid: Int32) -> String { ".\(name).partial-\(pid)" }
+
+    static func exists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
+    }
+
+    /// Deletes `.NAME.partial-PID` files left by killed writers (the process no longer exists).
+    static func removeStalePartials(directory: String, name: String) {
+        let prefix = ".\(name).partial-"
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for e in entries where e.hasPrefix(prefix) {
+            let rest = e.dropFirst(prefix.count)
+            let pidText = rest.split(separator: "-").first.map(String.init) ?? ""
+            guard let pid = Int32(pidText.hasSuffix("journal") ? String(pidText.dropLast(7)) : pidText) else { continue }
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + e) }
+        }
+    }
+
+    static func unlinkDatabase(_ path: String) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+
+    static func flush(_ path: String) throws {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw InputError(file: path, "cannot reopen the finished recording: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw InputError(file: path, "cannot flush the recording to disk: \(String(cString: strerror(errno)))") }
+    }
+
+    static func flushDirectory(_ dir: String) {
+        let fd = open(dir, O_RDONLY)
+        if fd >= 0 { _ = fsync(fd); close(fd) }
+    }
+
+    static func checkVenue(_ v: RecordedVenue, file: String) throws {
+        var seen = Set<String>()
+        for (i, b) in v.beacons.enumerated() {
+            if !seen.insert(b.id).inserted { throw InputError(file: file, field: "beacons[\(i)].id", "duplicate beacon id '\(b.id)'") }
+            if !b.position.x.isFinite || !b.position.y.isFinite {
+                throw InputError(file: file, field: "beacons[\(i)].position", "beacon '\(b.id)' has no finite position")
+            }
+        }
+        if v.beacons.isEmpty { throw InputError(file: file, "a recording needs at least one beacon") }
+        let r = v.radio
+        guard r.scanWindow > 0, r.scanWindow.isFinite else { throw InputError(file: file, field: "radio.scan_window", "expected a positive scan window") }
+        guard r.exponent > 0, r.exponent.isFinite, r.p0.isFinite, r.sigma.isFinite, r.sigma >= 0 else {
+            throw InputError(file: file, field: "radio", "expected finite P0 and σ ≥ 0 and a positive exponent")
+        }
+    }
+
+    static func insertHeader(_ db: Database, info: RecordingInfo, venue: RecordedVenue) throws {
+        try RecordingRow(name: info.name, source: info.source.rawValue, venue: info.venue, created: info.created, notes: info.notes,
+                         walk: info.walk, seed: info.seed.map(String.init), scenarioYaml: info.scenarioYAML,
+                         timeOrigin: info.timeOrigin, minX: venue.bounds.minX, minY: venue.bounds.minY,
+                         maxX: venue.bounds.maxX, maxY: venue.bounds.maxY).insert(db)
+        try RadioRow(venue.radio).insert(db)
+        for (i, b) in venue.beacons.enumerated() { try BeaconRow(b, index: i).insert(db) }
+        for (i, l) in venue.landmarks.enumerated() { try LandmarkRow(l, index: i).insert(db) }
+        for (i, r) in venue.rooms.enumerated() { try RoomRow(r, index: i).insert(db) }
+        for (i, w) in venue.walls.enumerated() { try WallRow(w, index: i).insert(db) }
+    }
+
+    /// Opens an existing recording, checks it, and runs `body` on it.
+    static func withDatabase<T>(path: String, writable: Bool, _ body: (Database) throws -> T) throws -> T {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw InputError(file: path, "no such file")
+        }
+        guard !isDir.boolValue else { throw InputError(file: path, "is a directory, not a recording") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw InputError(file: path, "cannot read the file (permissions)") }
+        do {
+            var config = Configuration()
+            config.readonly = !writable
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            return try queue.inDatabase { db in
+                try check(db, path: path)
+                return try body(db)
+            }
+        } catch let e as DatabaseError {
+            throw describe(e, path: path)
+        }
+    }
+
+    static func describe(_ e: DatabaseError, path: String) -> InputError {
+        switch e.resultCode {
+        case .SQLITE_NOTADB:
+            return InputError(file: path, "not an SQLite database (a recording is made by 'indoorlab record' or 'indoorlab import')")
+        case .SQLITE_CORRUPT:
+            return InputError(file: path, "the recording is damaged (truncated or corrupt): \(e.message ?? "malformed")")
+        case .SQLITE_CANTOPEN:
+            return InputError(file: path, "cannot open the file: \(e.message ?? "")")
+        case .SQLITE_READONLY:
+            return InputError(file: path, "the file is read-only: \(e.message ?? "")")
+        default:
+            return InputError(file: path, "cannot read the recording: \(e.message ?? "\(e)")")
+        }
+    }
+
+    /// Application id, integrity and schema version.
+    static func check(_ db: Database, path: String) throws {
+        let appID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        if pageCount == 0 { throw InputError(file: path, "the file is empty, not a recording") }
+        guard appID == Schema.applicationID else {
+            throw InputError(file: path, "an SQLite database, but not an IndoorLab recording (application_id \(appID))")
+        }
+        let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
+        if problems != ["ok"] {
+            throw InputError(file: path, "the recording is damaged (truncated or corrupt): \(problems.prefix(3).joined(separator: "; "))")
+        }
+        let applied = try Schema.migrator.appliedIdentifiers(db)
+        let known = Set(Schema.migrationIdentifiers)
+        if let unknown = applied.sorted().first(where: { !known.contains($0) }) {
+            throw InputError(file: path, "written by a newer indoorlab (schema migration '\(unknown)'); update indoorlab to read it")
+        }
+        if applied != known {
+            throw InputError(file: path, "incomplete schema (migrations \(applied.sorted().joined(separator: ", ")) of \(Schema.migrationIdentifiers.joined(separator: ", ")))")
+        }
+    }
+
+    static func load(_ db: Database, path: String) throws -> Recording {
+        func bad(_ table: String, _ message: String) -> InputError { InputError(file: path, field: table, message) }
+        guard let row = try RecordingRow.fetchOne(db) else { throw bad("recordings", "the recording has no header row") }
+        guard let source = RecordingSource(rawValue: row.source) else { throw bad("recordings.source", "unknown source '\(row.source)'") }
+        guard let radio = try RadioRow.fetchOne(db) else { throw bad("radio", "the recording has no radio model") }
+        let beacons = try BeaconRow.order(Column("idx")).fetchAll(db)
+        for (i, b) in beacons.enumerated() where b.idx != i { throw bad("beacons", "beacon indices are not 0, 1, 2, …") }
+        var landmarks: [Landmark] = []
+        for (i, l) in try LandmarkRow.order(Column("idx")).fetchAll(db).enumerated() {
+            guard l.idx == i, let kind = Landmark.Kind(rawValue: l.kind) else { throw bad("landmarks", "malformed landmark row \(i)") }
+            landmarks.append(Landmark(name: l.name, kind: kind, position: Point(l.x, l.y), facing: l.facing, width: l.width))
+        }
+        var rooms: [Room] = []
+        for r in try RoomRow.order(Column("idx")).fetchAll(db) {
+            let numbers = r.polygon.split(whereSeparator: { "[], ".contains($0) }).map { Double($0) }
+            guard numbers.count % 2 == 0, !numbers.contains(where: { $0 == nil }) else {
+                throw bad("rooms.polygon", "room '\(r.name)': expected [[x, y], …], found \(r.polygon)")
+            }
+            let v = numbers.compactMap { $0 }
+            rooms.append(Room(name: r.name, area: r.area, polygon: Polygon(stride(from: 0, to: v.count, by: 2).map { Point(v[$0], v[$0 + 1]) })))
+        }
+        let walls = try WallRow.order(Column("idx")).fetchAll(db).map(\.wall)
+        let info = RecordingInfo(name: row.name, source: source, venue: row.venue, created: row.created, notes: row.notes,
+                                 walk: row.walk, seed: row.seed.flatMap { UInt64($0) }, scenarioYAML: row.scenarioYaml,
+                                 timeOrigin: row.timeOrigin)
+        let venue = RecordedVenue(name: row.venue, bounds: Rect(minX: row.minX, minY: row.minY, maxX: row.maxX, maxY: row.maxY),
+                                  radio: radio.model, beacons: beacons.map(\.beacon), landmarks: landmarks, rooms: rooms,
+                                  walls: walls)
+
+        var rssi: [RSSIReading] = []
+        rssi.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM rssi_samples") ?? 0)
+        let rows = try Row.fetchCursor(db, sql: "SELECT t, beacon, rssi FROM rssi_samples ORDER BY rowid")
+        while let r = try rows.next() {
+            let t: Double = r[0], b: Int = r[1], v: Double = r[2]
+            guard b >= 0, b < beacons.count, t.isFinite, v.isFinite else {
+                throw bad("rssi_samples", "sample \(rssi.count + 1): beacon \(b), t \(t), rssi \(v) is not a valid sample")
+            }
+            rssi.append(RSSIReading(beacon: b, t: t, rssi: v))
+        }
+        var headings: [HeadingReading] = []
+        let hrows = try Row.fetchCursor(db, sql: "SELECT t, heading, accuracy, frieze, target FROM heading_samples ORDER BY rowid")
+        while let r = try hrows.next() {
+            let h = HeadingReading(t: r[0], heading: r[1], accuracy: r[2], frieze: r[3], target: r[4])
+            let valid = { (i: Int?) in i.map { $0 >= 0 && $0 < landmarks.count } ?? true }
+            guard h.t.isFinite, h.heading.isFinite, valid(h.frieze), valid(h.target) else {
+                throw bad("heading_samples", "sample \(headings.count + 1) is not a valid heading")
+            }
+            headings.append(h)
+        }
+        var truth: [TruthSample] = []
+        let trows = try Row.fetchCursor(db, sql: "SELECT t, x, y, z, source FROM ground_truth ORDER BY rowid")
+        while let r = try trows.next() {
+            let s: String = r[4]
+            guard let src = TruthSource(rawValue: s) else { throw bad("ground_truth.source", "unknown truth source '\(s)'") }
+            let sample = TruthSample(t: r[0], position: Point(r[1], r[2]), z: r[3], source: src)
+            guard sample.t.isFinite, sample.position.x.isFinite, sample.position.y.isFinite else {
+                throw bad("ground_truth", "sample \(truth.count + 1) is not finite")
+            }
+            truth.append(sample)
+        }
+        var baselines: [Baseline] = []
+        for b in try BaselineRow.order(Column("estimator"), Column("metric")).fetchAll(db) {
+            guard let e = EstimatorKind(rawValue: b.estimator) else { throw bad("baselines.estimator", "unknown estimator '\(b.estimator)'") }
+            guard let m = BaselineMetric(rawValue: b.metric) else { throw bad("baselines.metric", "unknown metric '\(b.metric)'") }
+            baselines.append(Baseline(estimator: e, metric: m, value: b.value, tolerance: b.tolerance))
+        }
+        return Recording(info: info, venue: venue, rssi: rssi, headings: headings, truth: truth, baselines: baselines)
+    }
+}
+
+/// Appends samples to a recording being created (valid only inside ``RecordingStore/create(at:info:venue:fill:)``).
+/// Prepared statements are reused for every sample: an import runs at the speed of SQLite's B-tree.
+public final class RecordingWriter {
+    private let db: Database
+    private let rssiStatement: Statement
+    private let headingStatement: Statement
+    private let truthStatement: Statement
+    private let beaconCount: Int
+    private let landmarkCount: Int
+    /// The recording being written, for error messages.
+    private let file: String
+    public private(set) var rssiCount = 0
+    public private(set) var headingCount = 0
+    public private(set) var truthCount = 0
+    private var tMin = Double.infinity, tMax = -Double.infinity
+
+    init(db: Database, venue: RecordedVenue, file: String) throws {
+        self.db = db
+        self.file = file
+        rssiStatement = try db.makeStatement(sql: "INSERT INTO rssi_samples (t, beacon, rssi) VALUES (?, ?, ?)")
+        headingStatement = try db.makeStatement(sql: "INSERT INTO heading_samples (t, heading, accuracy, frieze, target) VALUES (?, ?, ?, ?, ?)")
+        truthStatement = try db.makeStatement(sql: "INSERT INTO ground_truth (t, x, y, z, source) VALUES (?, ?, ?, ?, ?)")
+        beaconCount = venue.beacons.count
+        landmarkCount = venue.landmarks.count
+    }
+
+    var timeSpan: Double { tMax >= tMin ? tMax - tMin : 0 }
+
+    @inline(__always) private func see(_ t: Double) {
+        if t < tMin { tMin = t }
+        if t > tMax { tMax = t }
+    }
+
+    /// Appends one RSSI sample. Importers check their input first; this is the last line of defence.
+    public func append(_ r: RSSIReading) throws {
+        guard r.beacon >= 0, r.beacon < beaconCount, r.t.isFinite, r.rssi.isFinite else {
+            throw InputError(file: file, field: "rssi_samples", "invalid sample: beacon \(r.beacon), t \(r.t), rssi \(r.rssi)")
+        }
+        rssiStatement.setUncheckedArguments([r.t, r.beacon, r.rssi])
+        try rssiStatement.execute()
+        rssiCount += 1
+        see(r.t)
+    }
+
+    public func append(_ h: HeadingReading) throws {
+        let valid = { (i: Int?) in i.map { $0 >= 0 && $0 < self.landmarkCount } ?? true }
+        guard h.t.isFinite, h.heading.isFinite, h.accuracy.isFinite, valid(h.frieze), valid(h.target) else {
+            throw InputError(file: file, field: "heading_samples", "invalid heading sample at t \(h.t)")
+        }
+        headingStatement.setUncheckedArguments([h.t, h.heading, h.accuracy, h.frieze, h.target])
+        try headingStatement.execute()
+        headingCount += 1
+        see(h.t)
+    }
+
+    public func append(_ s: TruthSample) throws {
+        guard s.t.isFinite, s.position.x.isFinite, s.position.y.isFinite, s.z?.isFinite ?? true else {
+            throw InputError(file: file, field: "ground_truth", "invalid truth sample at t \(s.t)")
+        }
+        truthStatement.setUncheckedArguments([s.t, s.position.x, s.position.y, s.z, s.source.rawValue])
+        try truthStatement.execute()
+        truthCount += 1
+        see(s.t)
+    }
+
+    func setBaselines(_ baselines: [Baseline]) throws {
+        let now = Date()
+        for b in baselines {
+            try BaselineRow(estimator: b.estimator.rawValue, metric: b.metric.rawValue, value: b.value, tolerance: b.tolerance, updated: now).save(db)
+        }
+    }
+}

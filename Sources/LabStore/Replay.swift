@@ -1,0 +1,42 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+
+/// Runs estimators over a recording's epochs, scores them against its ground truth and its baselines.
+public enum RecordingReplay {
+    public struct Result: Sendable {
+        public var recording: RecordingInfo
+        public var epochs: Int
+        /// Windows with readings but no ground truth (not scored).
+        public var windowsWithoutTruth: Int
+        public var estimators: [EstimatorKind]
+        /// One score per estimator, as `compare` computes it.
+        public var scores: [ScenarioScore]
+        /// Per-epoch outcomes (for results files and plots).
+        public var results: [EpochResult]
+        /// The verdict on each stored baseline of the estimators run.
+        public var checks: [BaselineCheck]
+        public var regressions: [BaselineCheck] { checks.filter { $0.status == .regression } }
+    }
+
+    /// The estimators a replay runs when none are asked for: those with stored baselines, or every one.
+    public static func defaultEstimators(_ r: Recording) -> [EstimatorKind] {
+        let stored = Set(r.baselines.map(\.estimator))
+        return stored.isEmpty ? EstimatorKind.allCases : stored.sorted()
+    }
+
+    /// Replays `r` through `estimators` (default: ``defaultEstimators(_:)``).
+    /// The score's scenario label is the recording's name; the seed is the simulation's (0 for real data).
+    public static func run(_ r: Recording, estimators: [EstimatorKind]? = nil) -> Result {
+        let kinds = estimators ?? defaultEstimators(r)
+        let venue = r.venue.venue
+        let built = EpochBuilder(venue: venue).epochs(r)
+        let results = Tournament.evaluate(epochs: built.epochs, venue: venue, estimators: kinds,
+                                          scenario: r.info.name, seed: r.info.seed ?? 0)
+        let scores = kinds.map { k in ScenarioScore(scenario: r.info.name, estimator: k, results: results.filter { $0.estimator == k }) }
+        return Result(recording: r.info, epochs: built.epochs.count, windowsWithoutTruth: built.windowsWithoutTruth,
+                      estimators: kinds, scores: scores, results: results,
+                      checks: BaselineJudge.check(scores, against: r.baselines))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import LabCore
+
+/// The UJI BLE RSS measurements database (Mendoza-Silva et al., Data 4(1):12, 2019; Zenodo
+/// 10.5281/zenodo.1618692; CC BY 4.0), one zone:
+///
+///     dep/<zone>.csv       id,x,y             the beacons, metres (header line)
+///     rss/<zone>_rss.csv   one column per beacon (in dep order), dBm; 100 = not detected (no header)
+///     rss/<zone>_crd.csv   x,y of each scan, metres
+///     rss/<zone>_ids.csv   8 digits: phone, Tx power (1 = −4, 2 = −12, 3 = −20 dBm), campaign, point, sample
+///
+/// Row i of every rss file describes scan i. The beacons broadcast at three Tx powers, so the same spot has
+/// three different radio models: an import takes one power (``ImportOptions/txPower``, default −4 dBm).
+/// Each scan of that power becomes one scan window k (in file order): its readings at t = (k + ½)·W, its
+/// truth (source `survey`) at the same time. The phones' own collection times (`_tms.csv`) are not used:
+/// the campaigns' clocks restart, and a scan is a static fingerprint anyway.
+struct UJIImporter {
+    let directory: String
+    let options: ImportOptions
+
+    static let txPowers: [Int: Character] = [-4: "1", -12: "2", -20: "3"]
+    static let notDetected = 100.0
+
+    init(directory: String, options: ImportOptions) {
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.options = options
+    }
+
+    /// The zone present: `geo` (the Geotec lab), else `lib` (the library).
+    func zone() throws -> String {
+        for z in ["geo", "lib"] where FileManager.default.fileExists(atPath: "\(directory)/dep/\(z).csv") { return z }
+        throw InputError(file: directory, "expected the UJI dataset directory, with dep/geo.csv and rss/geo_rss.csv, geo_crd.csv, geo_ids.csv")
+    }
+
+    func write(to destination: String) throws -> RecordingSummary {
+        guard let code = UJIImporter.txPowers[options.txPower] else {
+            throw InputError(file: directory, field: "tx-power", "expected a Tx power of -4, -12 or -20 dBm, found \(options.txPower)")
+        }
+        let z = try zone()
+        let depPath = "\(directory)/dep/\(z).csv"
+        var beacons: [RecordedBeacon] = []
+        try CSVFile(path: depPath).forEachRow(required: ["id", "x", "y"]) { rec, c in
+            let id = rec.string(c["id"]!)
+            if beacons.contains(where: { $0.id == id }) { throw rec.error(c["id"]!, "duplicate beacon id '\(id)'") }
+            beacons.append(RecordedBeacon(id: id, position: Point(try rec.double(c["x"]!), try rec.double(c["y"]!))))
+        }
+        guard !beacons.isEmpty else { throw InputError(file: depPath, "no beacons") }
+
+        // ids: which rows have the chosen power.
+        let idsPath = "\(directory)/rss/\(z)_ids.csv"
+        var selected: [Bool] = []
+        try CSVFile(path: idsPath).forEachRecord(columns: ["id"]) { rec in
+            try rec.expect(fields: 1...1)
+            let s = rec.string(0)
+            guard s.count == 8, s.allSatisfy(\.isNumber), let digit = s.dropFirst().first, "123".contains(digit) else {
+                throw rec.error(0, "expected an 8-digit scan id whose second digit is the Tx power (1, 2 or 3), found '\(s)'")
+            }
+            selected.append(digit == code)
+        }
+        let crdPath = "\(directory)/rss/\(z)_crd.csv"
+        var coords: [Point] = []
+        try CSVFile(path: crdPath).forEachRecord(columns: ["x", "y"]) { rec in
+            try rec.expect(fields: 2...2)
+            coords.append(Point(try rec.double(0), try rec.double(1)))
+        }
+        let rssPath = "\(directory)/rss/\(z)_rss.csv"
+        let rss = try CSVFile(path: rssPath)
+        let columns = beacons.map(\.id)
+        var rows: [[Double?]] = []
+        let plausible = RecordingImporter.plausibleRSSI
+        try rss.forEachRecord(columns: columns) { rec in
+            try rec.expect(fields: beacons.count...beacons.count)
+            var row = [Double?](repeating: nil, count: beacons.count)
+            for j in 0..<beacons.count {
+                let v = try rec.double(j)
+                if v == UJIImporter.notDetected { continue }
+                guard plausible.contains(v) else {
+                    throw rec.error(j, "expected an RSSI in dBm within \(Int(plausible.lowerBound))…\(Int(plausible.upperBound)) or 100 (not detected), found \(v)")
+                }
+                row[j] = v
+            }
+            rows.append(row)
+        }
+        guard rows.count == coords.count, rows.count == selected.count else {
+            throw InputError(file: rssPath, "row counts differ: \(rows.count) scans in \(rssPath), \(coords.count) in \(crdPath), \(selected.count) in \(idsPath); row i of each must describe scan i")
+        }
+        guard selected.contains(true) else { throw InputError(file: idsPath, "no scan has Tx power \(options.txPower) dBm") }
+
+        let radio = options.radio(base: RadioModel(quantize: true, scanWindow: 1.0))
+        let w = radio.scanWindow
+        let picked = rows.indices.filter { selected[$0] }
+        let bounds = RecordingImporter.bounds(enclosing: beacons.map(\.position) + picked.map { coords[$0] }, margin: 0.5)
+        let name = options.name ?? "uji-\(z)-tx\(options.txPower)dBm"
+        let venue = RecordedVenue(name: "uji-\(z)", bounds: bounds, radio: radio, beacons: beacons)
+        let notes = options.notes.isEmpty
+            ? "UJI BLE RSS database, zone \(z), Tx power \(options.txPower) dBm: \(picked.count) of \(rows.count) scans. Mendoza-Silva et al., Zenodo 10.5281/zenodo.1618692, CC BY 4.0."
+            : options.notes
+        let info = RecordingInfo(name: name, source: .uji, venue: venue.name, created: options.created, notes: notes)
+        return try RecordingStore.create(at: destination, info: info, venue: venue) { writer in
+            for (k, i) in picked.enumerated() {
+                let t = (Double(k) + 0.5) * w
+                try writer.append(TruthSample(t: t, position: coords[i], source: .survey))
+                for (j, v) in rows[i].enumerated() {
+                    if let v { try writer.append(RSSIReading(beacon: j, t: t, rssi: v)) }
+                }
+            }
+        }
+    }
+}

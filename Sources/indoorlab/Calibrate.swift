@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabPlot
+import LabStore
+
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fit the radio model (P0, path-loss exponent, σ) to a recording's RSSI and ground truth.",
+        discussion: """
+        Least squares (GSL gsl_fit_linear) of RSSI against 10·log10(d), d the distance from each beacon to the
+        truth at the sample's time (3-D when heights are known): the intercept is P0, minus the slope is n,
+        standard errors from the covariance, σ the residual standard deviation. Prints a YAML radio block to
+        paste into a scenario; --per-beacon adds a beacons fragment (each beacon's P0 at the global n) and each
+        beacon's own fit. Beacons with fewer than 10 samples are skipped.
+        Example: indoorlab calibrate out/danis.sqlite --per-beacon --plot Plots/danis-calibration.png
+        """)
+
+    @Argument(help: "Recording file.")
+    var file: String
+
+    @Flag(help: "Also fit each beacon.")
+    var perBeacon = false
+
+    @Option(help: "Draw RSSI against distance with the fitted line here (.png, .svg, or no extension for both).")
+    var plot: String?
+
+    @Flag(help: "Print the fit as JSON.")
+    var json = false
+
+    @Flag(help: "Store the fitted P0, exponent and σ (and, with --per-beacon, each beacon's P0) in the recording.")
+    var apply = false
+
+    func run() throws {
+        let r = try reportingInputErrors { try RecordingStore.read(path: file) }
+        let c: Calibration
+        do {
+            c = try Calibration(r, perBeacon: perBeacon)
+        } catch let e as CalibrationError {
+            printError("error: \(file): cannot calibrate: \(e)")
+            throw badInputExit
+        }
+        if json {
+            try writeOutput(jsonString(CalibrationReport(file: file, recording: r.info.name, c)), to: nil)
+        } else {
+            print(CalibrationText.yaml(c, file: file, recording: r))
+        }
+        if let plot {
+            let paths = try drawPlot(c, recording: r, to: plot)
+            if !json { paths.forEach { print("# plot: \($0)") } }
+        }
+        if apply {
+            let beaconP0 = Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, ($0.p0AtGlobalExponent * 100).rounded() / 100) })
+            try reportingInputErrors {
+                try RecordingStore.updateRadio(path: file, p0: rounded(c.global.p0), exponent: rounded(c.global.exponent, 3),
+                                               sigma: rounded(c.global.sigma), beaconP0: beaconP0)
+            }
+            if !json {
+                print("# applied to \(file)" + (r.baselines.isEmpty ? "" : " (its baselines were made with the old radio model: refresh them with 'replay --update-baseline')"))
+            }
+        }
+    }
+
+    func rounded(_ v: Double, _ digits: Int = 2) -> Double {
+        let f = pow(10, Double(digits))
+        return (v * f).rounded() / f
+    }
+
+    func drawPlot(_ c: Calibration, recording r: Recording, to path: String) throws -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let ext = url.pathExtension.lowercased()
+        let formats: [PlotFormat]
+        let base: String
+        if let f = PlotFormat(rawValue: ext) {
+            formats = [f]
+            base = url.deletingPathExtension().path
+        } else if ext.isEmpty {
+            formats = [.png, .svg]
+            base = path
+        } else {
+            printError("error: \(path): unknown plot format '.\(ext)'; use .png, .svg, or no extension for both")
+            throw badInputExit
+        }
+        // At most 6000 points, evenly thinned in recording order, so the SVG stays small.
+        let step = max(1, c.samples.count / 6000)
+        let points = stride(from: 0, to: c.samples.count, by: step).map { (x: log10(c.samples[$0].distance), y: c.samples[$0].rssi) }
+        let g = c.global
+        let scatter = ScatterFitFigure(
+            title: "\(r.info.name): RSSI against distance",
+            xLabel: c.threeDimensional ? "distance beacon–device, 3-D (m, log scale)" : "distance beacon–device (m, log scale)",
+            yLabel: "RSSI (dBm)", points: points,
+            pointsLabel: "\(c.samples.count) samples" + (step > 1 ? " (every \(step)th shown)" : ""),
+            fit: (slope: -10 * g.exponent, intercept: g.p0),
+            fitLabel: String(format: "P0 %.1f ± %.1f dBm, n %.2f ± %.2f, σ %.1f dB", g.p0, g.p0Error, g.exponent, g.exponentError, g.sigma))
+        var figure = scatter.lineFigure
+        figure.logX = true
+        // Whole decades, so at least two distances are labelled.
+        let xs = points.map(\.x)
+        if let lo = xs.min(), let hi = xs.max() { figure.xRange = lo.rounded(.down)...max(hi.rounded(.up), lo.rounded(.down) + 1) }
+        do {
+            return try PlotRenderer.shared.render(figure, to: base, formats: formats)
+        } catch let e as PlotError {
+            printError("error: \(e)")
+            throw badInputExit
+        }
+    }
+}
+
+/// What `calibrate --json` prints.
+struct CalibrationReport: Encodable {
+    var file: String
+    var recording: String
+    var threeDimensional: Bool
+    var global: PathLossFit
+    var beacons: [Calibration.BeaconFit]
+    var skippedBeacons: [String]
+    init(file: String, recording: String, _ c: Calibration) {
+        self.file = file; self.recording = recording; threeDimensional = c.threeDimensional
+        global = c.global; beacons = c.beacons; skippedBeacons = c.skippedBeacons
+    }
+}
+
+enum CalibrationText {
+    static func f(_ v: Double, _ d: Int = 2) -> String { Format.fixed(v, d) }
+
+    static func yaml(_ c: Calibration, file: String, recording r: Recording) -> String {
+        let g = c.global
+        var out = """
+        # calibrate \(file) (\(r.info.name)): \(g.samples) RSSI samples with ground truth, \(c.threeDimensional ? "3-D" : "2-D") distances \(f(g.minDistance, 1))–\(f(g.maxDistance, 1)) m
+        # least squares of RSSI on 10·log10(d) (GSL gsl_fit_linear); ± = one standard error
+        #   P0 = \(f(g.p0)) ± \(f(g.p0Error)) dBm   n = \(f(g.exponent, 3)) ± \(f(g.exponentError, 3))   cov(P0, n) = \(Format.fixed(g.covariance, 5))
+        #   σ = \(f(g.sigma)) dB (residual standard deviation, \(g.samples - 2) degrees of freedom)
+        # stored in the recording now: P0 \(f(r.venue.radio.p0)), n \(f(r.venue.radio.exponent, 3)), σ \(f(r.venue.radio.sigma))
+        radio:
+          p0: \(f(g.p0))
+          exponent: \(f(g.exponent, 3))
+          sigma: \(f(g.sigma))
+        """
+        if !c.beacons.isEmpty {
+            out += "\n# per beacon: p0 with the exponent held at \(f(g.exponent, 3)); then the beacon's own fit (P0, n, σ)\nbeacons:\n"
+            for b in c.beacons {
+                var line = "  - {id: \(b.id), p0: \(f(b.p0AtGlobalExponent))}"
+                line = line.padding(toLength: max(line.count, 36), withPad: " ", startingAt: 0)
+                line += "  # ± \(f(b.p0AtGlobalExponentError)) dBm, \(b.samples) samples"
+                if let own = b.fit {
+                    line += "; own fit P0 \(f(own.p0)) ± \(f(own.p0Error)), n \(f(own.exponent)) ± \(f(own.exponentError)), σ \(f(own.sigma))"
+                } else {
+                    line += "; no spread in distance for an own fit"
+                }
+                out += line + "\n"
+            }
+            if !c.skippedBeacons.isEmpty {
+                out += "# skipped (fewer than \(Calibration.minimumBeaconSamples) samples): \(c.skippedBeacons.joined(separator: ", "))\n"
+            }
+        } else {
+            out += "\n"
+        }
+        return out.hasSuffix("\n") ? String(out.dropLast()) : out
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabStore
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import recorded readings (the lab's CSV, the UJI or the Daniş dataset) into a new recording.",
+        discussion: """
+        Formats (docs/recordings.md has the details):
+          lab-csv  PATH = a directory with beacons.csv (id,x,y[,height,p0,uuid,major,minor]), readings.csv
+                   (t,beacon,rssi), truth.csv (t,x,y[,z,source]) and optionally headings.csv
+                   (t,heading[,accuracy,frieze,target]); --scenario gives the venue (bounds, radio, rooms, landmarks).
+          uji      PATH = the UJI BLE RSS dataset directory (dep/, rss/); one Tx power per recording (--tx-power).
+          danis    PATH… = one or more *_all_sensors.mbd tracks; the 12 fixed receivers become the anchors.
+        All or nothing: a bad row (reported with file, line and field) leaves no recording behind, and an
+        existing FILE is never overwritten. Exit 2 on bad input.
+        Example: indoorlab import --format danis ../shared/datasets/danis-ble-tracks/trk/*.mbd -o out/danis.sqlite
+        """)
+
+    @Option(help: "lab-csv, uji or danis.")
+    var format: String
+
+    @Argument(help: "Input directory or files (see above).")
+    var paths: [String]
+
+    @Option(name: .shortAndLong, help: "The recording to create (must not exist).")
+    var output: String
+
+    @Option(help: "Recording name (default: from the input).")
+    var name: String?
+
+    @Option(help: "Free-text notes stored with the recording.")
+    var notes: String = ""
+
+    @Option(help: "lab-csv: scenario (file or bundled name) giving the venue: bounds, radio, rooms, landmarks.")
+    var scenario: String?
+
+    @Option(help: "Scan window in seconds: the epoch length of replay (default: the scenario's, else 1).")
+    var scanWindow: Double?
+
+    @Option(parsing: .unconditional, help: "Radio model P0 (dBm at 1 m) to store (default: the scenario's, else -59; 'calibrate' fits it).")
+    var p0: Double?
+
+    @Option(help: "Path-loss exponent to store (default: the scenario's, else 2).")
+    var exponent: Double?
+
+    @Option(help: "Shadowing σ in dB to store (default: the scenario's, else 4).")
+    var sigma: Double?
+
+    @Option(parsing: .unconditional, help: "uji: the Tx power to import, dBm: -4, -12 or -20.")
+    var txPower: Int = -4
+
+    @Option(help: "danis: the configuration directory with tetam.dev and tetam.par (default: ../cnf next to the tracks).")
+    var config: String?
+
+    func validate() throws {
+        guard ImportFormat(rawValue: format) != nil else {
+            throw ValidationError("unknown format '\(format)'; known: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if let scanWindow, !(scanWindow > 0 && scanWindow.isFinite) { throw ValidationError("--scan-window must be a positive number of seconds") }
+        if let exponent, !(exponent > 0 && exponent.isFinite) { throw ValidationError("--exponent must be positive") }
+        if let sigma, !(sigma >= 0 && sigma.isFinite) { throw ValidationError("--sigma must be ≥ 0") }
+        if let p0, !p0.isFinite { throw ValidationError("--p0 must be a number") }
+        if scenario != nil && format != ImportFormat.labCSV.rawValue { throw ValidationError("--scenario applies to lab-csv only") }
+    }
+
+    func run() throws {
+        let fmt = ImportFormat(rawValue: format)!
+        let s = try scenario.map { try loadScenario($0) }
+        let options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
+                                    scenario: s, txPower: txPower, configDirectory: config)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let summary = try reportingInputErrors {
+            try RecordingImporter.run(format: fmt, paths: paths, to: output, options: options)
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print(RecordingSummaryText.line(summary))
+        print("imported in \(Format.fixed(seconds, 2)) s (\(Bench.human(Double(summary.rssiSamples) / max(seconds, 1e-9))) readings/s)")
+    }
+}

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+import LabStore
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay recordings through the estimators and check the accuracy against the stored baselines.",
+        discussion: """
+        Each recording's samples are grouped into scan windows; windows with ground truth are scored as 'compare'
+        scores them. Stored baselines (estimator, metric, value, tolerance) are checked: an error metric (mean,
+        median, p75, p90, rmse; metres) regresses when it exceeds value + tolerance, a rate (availability,
+        room-hit, exhibit-hit, frieze-hit) when it falls below value − tolerance.
+        --update-baseline stores the current figures instead, with tolerance max(0.05 m, 10 %) for errors and
+        0.02 for rates, replacing the baselines of the estimators run (one transaction per recording).
+        Exit codes: 0 every baseline holds (or was updated), 1 a regression (a table of what moved is printed),
+        2 bad input (missing, non-SQLite, truncated or foreign file).
+        Default estimators: those with stored baselines, else all.
+        Example: indoorlab replay Recordings/*.sqlite
+        """)
+
+    @Argument(help: "Recording files.")
+    var files: [String]
+
+    @Option(help: "Comma-separated estimators (default: those with baselines, else all).", transform: EstimatorList.parse)
+    var estimators: [EstimatorKind]?
+
+    @Flag(help: "Print the results as JSON.")
+    var json = false
+
+    @Flag(help: "Store the current figures as the baselines.")
+    var updateBaseline = false
+
+    func run() throws {
+        // Every file is read and checked before anything runs or is written.
+        let recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
+        var reports: [ReplayReport.Recording] = []
+        var tables: [String] = []
+        var regressions: [(String, BaselineCheck)] = []
+        for (file, r) in zip(files, recordings) {
+            let result = RecordingReplay.run(r, estimators: estimators)
+            var updated = false
+            if updateBaseline {
+                try reportingInputErrors { try RecordingStore.setBaselines(BaselineJudge.baselines(from: result.scores), path: file) }
+                updated = true
+            }
+            if !updated { regressions += result.regressions.map { (file, $0) } }
+            reports.append(ReplayReport.Recording(file: file, result: result, baselinesUpdated: updated))
+            tables.append(ReplayTable.scores(file: file, result: result, updated: updated))
+        }
+        if json {
+            try writeOutput(jsonString(ReplayReport(recordings: reports, regressions: regressions.count, passed: regressions.isEmpty)), to: nil)
+        } else {
+            print(tables.joined(separator: "\n"))
+            if !regressions.isEmpty {
+                print("\nREGRESSIONS (\(regressions.count))")
+                print(ReplayTable.regressions(regressions))
+            } else if !updateBaseline {
+                let checked = reports.reduce(0) { $0 + $1.checks.count }
+                print(checked > 0 ? "all \(checked) baselines hold" : "no baselines stored: nothing checked (store them with --update-baseline)")
+            }
+        }
+        if !regressions.isEmpty { throw ExitCode(1) }
+    }
+}
+
+/// What `replay --json` prints.
+struct ReplayReport: Encodable {
+    struct Score: Encodable {
+        var estimator: String
+        var epochs: Int, fixes: Int
+        var availability: Double
+        var mean: Double?, median: Double?, p75: Double?, p90: Double?, p95: Double?, rmse: Double?, max: Double?
+        var roomHitRate: Double?, exhibitHitRate: Double?, friezeHitRate: Double?
+        init(_ s: ScenarioScore) {
+            func f(_ v: Double) -> Double? { v.isFinite ? v : nil }
+            estimator = s.estimator.rawValue; epochs = s.stats.count; fixes = s.stats.fixes; availability = s.stats.availability
+            mean = f(s.stats.mean); median = f(s.stats.median); p75 = f(s.stats.p75); p90 = f(s.stats.p90); p95 = f(s.stats.p95)
+            rmse = f(s.stats.rmse); max = f(s.stats.max)
+            roomHitRate = s.roomHitRate; exhibitHitRate = s.exhibitHitRate; friezeHitRate = s.friezeHitRate
+        }
+    }
+    struct Check: Encodable {
+        var estimator: String, metric: String, baseline: Double, now: Double?, change: Double?, tolerance: Double, status: String
+        init(_ c: BaselineCheck) {
+            estimator = c.estimator.rawValue; metric = c.metric.rawValue; baseline = c.baseline; now = c.now; change = c.change
+            tolerance = c.tolerance; status = c.status.rawValue
+        }
+    }
+    struct Recording: Encodable {
+        var file: String, name: String, source: String, epochs: Int, windowsWithoutTruth: Int
+        var scores: [Score]
+        var checks: [Check]
+        var baselinesUpdated: Bool
+        init(file: String, result: RecordingReplay.Result, baselinesUpdated: Bool) {
+            self.file = file; name = result.recording.name; source = result.recording.source.rawValue
+            epochs = result.epochs; windowsWithoutTruth = result.windowsWithoutTruth
+            scores = result.scores.map(Score.init)
+            checks = baselinesUpdated ? [] : result.checks.map(Check.init)
+            self.baselinesUpdated = baselinesUpdated
+        }
+    }
+    var recordings: [Recording]
+    var regressions: Int
+    var passed: Bool
+}
+
+enum ReplayTable {
+    static func m(_ v: Double?) -> String { v.flatMap { $0.isFinite ? Format.fixed($0, 2) : nil } ?? "—" }
+    static func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 1) + "%" } ?? "—" }
+
+    static func value(_ v: Double?, _ metric: String) -> String {
+        guard let v else { return "—" }
+        return BaselineMetric(rawValue: metric)?.higherIsBetter == true ? pct(v) : Format.fixed(v, 3)
+    }
+
+    static func scores(file: String, result r: RecordingReplay.Result, updated: Bool) -> String {
+        var out = "\(file) — \(r.recording.name) (\(r.recording.source.rawValue)): \(r.epochs) epochs"
+        if r.windowsWithoutTruth > 0 { out += ", \(r.windowsWithoutTruth) windows without truth skipped" }
+        out += "\n"
+        var rows = [["estimator", "avail", "mean", "CE50", "P75", "P90", "RMSE", "room", "exhibit", "baselines"]]
+        for s in r.scores {
+            let mine = r.checks.filter { $0.estimator == s.estimator }
+            let status: String
+            if updated { status = "updated" }
+            else if mine.isEmpty { status = "none" }
+            else {
+                let bad = mine.filter { $0.status == .regression }.count
+                status = bad > 0 ? "\(bad) REGRESSED" : "ok (\(mine.count))"
+            }
+            let st = s.stats
+            rows.append([s.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90), m(st.rmse),
+                         pct(s.roomHitRate), pct(s.exhibitHitRate), status])
+        }
+        return out + LeaderboardTable.table(rows)
+    }
+
+    static func regressions(_ list: [(String, BaselineCheck)]) -> String {
+        var rows = [["recording", "estimator", "metric", "baseline", "now", "change", "tolerance"]]
+        for (file, c) in list {
+            let higher = c.metric.higherIsBetter
+            let change = c.change.map { (higher ? Format.fixed($0 * 100, 1) + " pt" : ($0 >= 0 ? "+" : "") + Format.fixed($0, 3) + " m") } ?? "gone"
+            let signedChange = higher && (c.change ?? 0) >= 0 ? "+" + change : change
+            rows.append([file, c.estimator.rawValue, c.metric.rawValue, value(c.baseline, c.metric.rawValue),
+                         value(c.now, c.metric.rawValue), signedChange,
+                         higher ? Format.fixed(c.tolerance * 100, 1) + " pt" : Format.fixed(c.tolerance, 3) + " m"])
+        }
+        return LeaderboardTable.table(rows)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+import LabSimulation
+import Testing
+@testable import LabStore
+
+/// The commands as a script or CI job runs them: exit codes, messages, files left behind.
+@Suite(.enabled(if: haveBinary, "needs .build/debug/indoorlab (swift build)"), .serialized) struct StoreCLITests {
+    @Test func recordThenReplayMatchesTheTournamentAndGatesOnBaselines() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/hall.sqlite"
+        let rec = try indoorlab(["record", "open-hall", "--walk", "loop", "--seed", "4", "-o", file])
+        #expect(rec.status == 0, "\(rec.stderr)")
+        #expect(rec.stdout.contains("recording 'open-hall-loop-seed4'"))
+        #expect(listing(dir) == ["hall.sqlite"])
+
+        // Same figures as the library computes from the simulator's epochs.
+        let s = try scenario("open-hall")
+        let epochs = Simulator(scenario: s).simulate(walk: s.walks[0], seed: 4)
+        let reference = Tournament.evaluate(epochs: epochs, venue: Venue(s), estimators: [.leastSquares, .proximity], scenario: s.name, seed: 4)
+        let json = try indoorlab(["replay", file, "--estimators", "least-squares,proximity", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let scores = try #require(((report["recordings"] as? [[String: Any]])?.first?["scores"]) as? [[String: Any]])
+        for kind in [EstimatorKind.leastSquares, .proximity] {
+            let want = ScenarioScore(scenario: s.name, estimator: kind, results: reference.filter { $0.estimator == kind }).stats
+            let got = try #require(scores.first { $0["estimator"] as? String == kind.rawValue })
+            // Printed with every digit; JSON parsing may round the last one.
+            func close(_ key: String, _ v: Double) -> Bool { abs(((got[key] as? Double) ?? .nan) - v) <= 1e-12 * max(1, abs(v)) }
+            #expect(close("p75", want.p75) && close("mean", want.mean) && close("median", want.median), "\(kind)")
+            #expect(close("p90", want.p90) && close("rmse", want.rmse) && close("availability", want.availability), "\(kind)")
+            #expect(got["epochs"] as? Int == want.count)
+        }
+
+        // Store baselines: replay passes; tighten one beyond what the estimator achieves: exit 1, named.
+        let update = try indoorlab(["replay", file, "--estimators", "least-squares,proximity", "--update-baseline"])
+        #expect(update.status == 0, "\(update.stderr)")
+        let pass = try indoorlab(["replay", file])
+        #expect(pass.status == 0, "\(pass.stdout)\(pass.stderr)")
+        #expect(pass.stdout.contains("baselines hold"))
+        var baselines = try RecordingStore.read(path: file).baselines
+        let i = try #require(baselines.firstIndex { $0.estimator == .leastSquares && $0.metric == .p90 })
+        baselines[i].value *= 0.6
+        try RecordingStore.setBaselines(baselines, path: file)
+        let fail = try indoorlab(["replay", file])
+        #expect(fail.status == 1)
+        let row = try #require(fail.stdout.split(separator: "\n").first { $0.contains("least-squares") && $0.contains("p90") })
+        #expect(row.contains(file))
+        #expect(fail.stdout.contains("recording") && fail.stdout.contains("baseline") && fail.stdout.contains("tolerance"))
+        let failJSON = try indoorlab(["replay", file, "--json"])
+        #expect(failJSON.status == 1)
+        #expect(failJSON.stdout.contains("\"regressions\" : 1") && failJSON.stdout.contains("\"status\" : \"regression\""))
+    }
+
+    @Test func badInputExitsWith2AndLeavesNothing() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Replay of files that are not recordings.
+        try "not a database".write(toFile: dir + "/text.sqlite", atomically: true, encoding: .utf8)
+        let text = try indoorlab(["replay", dir + "/text.sqlite"])
+        #expect(text.status == 2)
+        #expect(text.stderr.contains("text.sqlite: not an SQLite database"))
+        let missing = try indoorlab(["replay", dir + "/missing.sqlite"])
+        #expect(missing.status == 2 && missing.stderr.contains("no such file"))
+        #expect(try indoorlab(["record", "open-hall", "--walk", "loop", "-o", dir + "/good.sqlite"]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: dir + "/good.sqlite"))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: dir + "/half.sqlite"))
+        let half = try indoorlab(["replay", dir + "/half.sqlite"])
+        #expect(half.status == 2 && half.stderr.contains("half.sqlite: the recording is damaged"), "\(half.stderr)")
+        #expect(try indoorlab(["calibrate", dir + "/half.sqlite"]).status == 2)
+
+        // Imports of bad rows: exit 2, file:line: field in the message, no recording, no partial file.
+        try writeLabCSV(dir + "/csv", readings: "t,beacon,rssi\n0.1,A,-60\n0.2,B,-6o\n")
+        let bad = try indoorlab(["import", "--format", "lab-csv", dir + "/csv", "-o", dir + "/out/r.sqlite"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("csv/readings.csv:3: rssi: expected a number, found '-6o'"), "\(bad.stderr)")
+        #expect(listing(dir + "/out").isEmpty)
+        try writeLabCSV(dir + "/csv", readings: "t,beacon,rssi\n0.1,A,-60\n0.2,X,-60\n")
+        let unknown = try indoorlab(["import", "--format", "lab-csv", dir + "/csv", "-o", dir + "/out/r.sqlite"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("readings.csv:3: beacon: unknown beacon id 'X'"))
+        #expect(listing(dir + "/out").isEmpty)
+
+        // Importing into an existing file.
+        let over = try indoorlab(["import", "--format", "lab-csv", dir + "/csv", "-o", dir + "/good.sqlite"])
+        #expect(over.status == 2 && over.stderr.contains("already exists"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/good.sqlite")) == data)
+        let again = try indoorlab(["record", "open-hall", "--walk", "loop", "-o", dir + "/good.sqlite"])
+        #expect(again.status == 2 && again.stderr.contains("already exists"))
+
+        // Unknown format and option checks.
+        #expect(try indoorlab(["import", "--format", "xls", dir + "/csv", "-o", dir + "/x.sqlite"]).status != 0)
+        #expect(try indoorlab(["record", "open-hall", "--walk", "nowhere", "-o", dir + "/x.sqlite"]).status == 2)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/x.sqlite"))
+    }
+
+    @Test func calibratePrintsARadioBlockAndDrawsThePlot() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/hall.sqlite"
+        #expect(try indoorlab(["record", "open-hall", "--walk", "loop", "--seed", "2", "-o", file]).status == 0)
+        let r = try indoorlab(["calibrate", file, "--per-beacon", "--plot", dir + "/cal.svg"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // The YAML block parses as a scenario's radio block.
+        let yaml = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        let radioLines = yaml.components(separatedBy: "beacons:")[0]
+        let s = try ScenarioLoader.parse(yaml: "name: x\nbounds: {width: 30, depth: 20}\n" + radioLines + "\nbeacons:\n  - {id: A, position: [1, 1]}\n", file: "pasted")
+        #expect(abs(s.radio.p0 + 59) < 1 && abs(s.radio.exponent - 2) < 0.15 && abs(s.radio.sigma - 4) < 0.5)
+        #expect(r.stdout.contains("- {id: H1, p0: "))
+        let svg = try String(contentsOfFile: dir + "/cal.svg", encoding: .utf8)
+        #expect(svg.contains("<svg") && svg.contains("<text"))
+        let json = try indoorlab(["calibrate", file, "--json"])
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(((parsed["global"] as? [String: Any])?["samples"] as? Int ?? 0) > 1000)
+        // --apply stores the fit.
+        #expect(try indoorlab(["calibrate", file, "--apply"]).status == 0)
+        let applied = try RecordingStore.read(path: file).venue.radio
+        #expect(abs(applied.p0 - s.radio.p0) < 0.011 && abs(applied.exponent - s.radio.exponent) < 0.0011)
+    }
+
+    /// The bundled recordings hold their baselines (the CI gate of this repository).
+    @Test func bundledRecordingsHoldTheirBaselines() throws {
+        let dir = packageRoot.appendingPathComponent("Recordings").path
+        let files = listing(dir).filter { $0.hasSuffix(".sqlite") }.map { dir + "/" + $0 }
+        #expect(files.count >= 3)
+        for f in files {
+            let size = (try FileManager.default.attributesOfItem(atPath: f)[.size] as? Int) ?? 0
+            #expect(size < 1_000_000, "\(f): \(size) bytes")
+            #expect(!(try RecordingStore.read(path: f).baselines.isEmpty), "\(f) has no baselines")
+        }
+        let r = try indoorlab(["replay"] + files)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+    }
+
+    /// SIGKILL at any moment of an import leaves either no recording or a complete, valid one.
+    @Test func killedImportLeavesNoRecordingOrACompleteOne() throws {
+        let dir = try temporaryDirectory("kill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let readings = 300_000
+        var text = "t,beacon,rssi\n"
+        text.reserveCapacity(readings * 14)
+        for i in 0..<readings { text += "\(i / 100).\(i % 100 < 10 ? "0" : "")\(i % 100),\(["A", "B", "C"][i % 3]),-\(50 + i % 40)\n" }
+        try writeLabCSV(dir + "/in", readings: text, truth: "t,x,y\n" + (0..<(readings / 100)).map { "\($0).5,2,2" }.joined(separator: "\n") + "\n")
+
+        var outcomes: [String] = []
+        for (k, delay) in [0.02, 0.15, 0.3, 0.6, 0.9, 1.3, 1.8, 2.5, 4.0, 30].enumerated() {
+            let out = dir + "/out\(k)"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let file = out + "/r.sqlite"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = ["import", "--format", "lab-csv", dir + "/in", "-o", file]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(delay)
+            while p.isRunning && Date() < deadline { usleep(5_000) }
+            let killed = p.isRunning
+            if killed { kill(p.processIdentifier, SIGKILL) }
+            p.waitUntilExit()
+            if FileManager.default.fileExists(atPath: file) {
+                let r = try RecordingStore.read(path: file)   // integrity check and schema
+                #expect(r.rssi.count == readings && r.truth.count == readings / 100, "kill after \(delay) s: incomplete recording")
+                outcomes.append("complete")
+            } else {
+                #expect(killed, "the import finished but left no file")
+                outcomes.append("none")
+            }
+            // At most the hidden temporary file remains.
+            #expect(listing(out).allSatisfy { $0 == "r.sqlite" || $0.hasPrefix(".r.sqlite.partial-") }, "\(listing(out))")
+        }
+        #expect(outcomes.contains("none") && outcomes.last == "complete", "\(outcomes)")
+
+        // The next import cleans up what a killed one left.
+        let out = dir + "/out0"
+        try? FileManager.default.removeItem(atPath: out + "/r.sqlite")
+        #expect(try indoorlab(["import", "--format", "lab-csv", dir + "/in", "-o", out + "/r.sqlite"]).status == 0)
+        #expect(listing(out) == ["r.sqlite"])
+    }
+}

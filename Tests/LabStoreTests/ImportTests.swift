@@ -1,0 +1,246 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabEvaluation
+import Testing
+@testable import LabStore
+
+@Suite struct ImportTests {
+    /// Imports `dir` and expects an input error at `file:line` naming `field`; nothing may be left behind.
+    func expectImportError(_ dir: String, file: String, line: Int?, field: String?, containing text: String,
+                           options: ImportOptions = ImportOptions(), sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let outDir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: outDir) }
+        do {
+            try RecordingImporter.run(format: .labCSV, paths: [dir], to: outDir + "/r.sqlite", options: options)
+            Issue.record("the import succeeded", sourceLocation: sourceLocation)
+        } catch let e as InputError {
+            #expect(e.location.file == dir + "/" + file, sourceLocation: sourceLocation)
+            #expect(e.location.line == line, "\(e)", sourceLocation: sourceLocation)
+            #expect(e.location.field == field, "\(e)", sourceLocation: sourceLocation)
+            #expect(e.message.contains(text), "\(e)", sourceLocation: sourceLocation)
+        }
+        #expect(listing(outDir).isEmpty, "no recording and no partial file", sourceLocation: sourceLocation)
+    }
+
+    @Test func labCSVImportsEveryFileAndColumn() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try scenario("killian-court")
+        let frieze = try #require(s.friezes.first).name
+        try writeLabCSV(dir + "/in", beacons: "id,x,y\n" + s.beacons.map { "\($0.id),\($0.position.x),\($0.position.y)" }.joined(separator: "\n") + "\n",
+                        headings: "t,heading,accuracy,frieze,target\n0.6,45,12,\(frieze),\(frieze)\n1.6,90,,,\(frieze)\n")
+        try "t,beacon,rssi\r\n0.1,\(s.beacons[0].id),-60\r\n\r\n1.2,\(s.beacons[1].id), -70.5 \r\n"
+            .write(toFile: dir + "/in/readings.csv", atomically: true, encoding: .utf8)
+        let summary = try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite",
+                                                options: ImportOptions(name: "court", scanWindow: 1, scenario: s))
+        #expect(summary.rssiSamples == 2 && summary.headingSamples == 2 && summary.truthSamples == 2)
+        let r = try RecordingStore.read(path: dir + "/r.sqlite")
+        #expect(r.info.source == .labCSV && r.info.name == "court")
+        #expect(r.venue.landmarks == s.landmarks && r.venue.rooms == s.rooms && r.venue.bounds == s.bounds)
+        #expect(r.rssi == [RSSIReading(beacon: 0, t: 0.1, rssi: -60), RSSIReading(beacon: 1, t: 1.2, rssi: -70.5)])
+        let f = try #require(s.landmarks.firstIndex { $0.name == frieze })
+        #expect(r.headings == [HeadingReading(t: 0.6, heading: 45, accuracy: 12, frieze: f, target: f),
+                               HeadingReading(t: 1.6, heading: 90, accuracy: s.compass.sigma, frieze: nil, target: f)])
+        #expect(r.truth == [TruthSample(t: 0.5, position: Point(2, 2), z: 1.5, source: .survey),
+                            TruthSample(t: 1.5, position: Point(2.5, 2), source: .checkpoint)])
+    }
+
+    @Test func labCSVWithoutScenarioGetsBoundsAndDefaultRadio() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writeLabCSV(dir + "/in")
+        try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite", options: ImportOptions(p0: -62, exponent: 2.4))
+        let r = try RecordingStore.read(path: dir + "/r.sqlite")
+        #expect(r.venue.bounds == Rect(minX: 0, minY: 0, maxX: 11, maxY: 11))
+        #expect(r.venue.radio.p0 == -62 && r.venue.radio.exponent == 2.4 && r.venue.radio.sigma == 4)
+        #expect(r.venue.beacons[1] == RecordedBeacon(id: "B", position: Point(10, 0), height: 2.5, p0: -61))
+        let replay = RecordingReplay.run(r, estimators: [.trilateration, .centroid])
+        #expect(replay.epochs == 2 && replay.scores.allSatisfy { $0.stats.availability == 1 })
+    }
+
+    @Test func labCSVBadInputNamesFileLineAndField() throws {
+        let base = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        var n = 0
+        func dir(readings: String? = nil, beacons: String? = nil, truth: String? = nil, headings: String? = nil) throws -> String {
+            n += 1
+            let d = base + "/case\(n)"
+            try writeLabCSV(d, readings: readings, beacons: beacons, truth: truth, headings: headings)
+            return d
+        }
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.1,A,-60\n0.2,B,-7x0\n"), file: "readings.csv", line: 3, field: "rssi",
+                              containing: "expected a number, found '-7x0'")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.1,A,-60\n0.2,Q,-70\n"), file: "readings.csv", line: 3, field: "beacon",
+                              containing: "unknown beacon id 'Q'")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.1,A,NaN\n"), file: "readings.csv", line: 2, field: "rssi",
+                              containing: "expected a finite number, found 'NaN'")
+        try expectImportError(try dir(readings: "t,beacon,rssi\nnan,A,-60\n"), file: "readings.csv", line: 2, field: "t",
+                              containing: "finite number")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.1,A,inf\n"), file: "readings.csv", line: 2, field: "rssi",
+                              containing: "finite number")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.5,A,-60\n0.4,B,-60\n"), file: "readings.csv", line: 3, field: "t",
+                              containing: "time goes backwards")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.5,A,-60,7\n"), file: "readings.csv", line: 2, field: nil,
+                              containing: "expected 3 comma-separated fields")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.5,A,100\n"), file: "readings.csv", line: 2, field: "rssi",
+                              containing: "expected an RSSI in dBm")
+        try expectImportError(try dir(readings: "t,beacon\n0.5,A\n"), file: "readings.csv", line: 1, field: nil,
+                              containing: "missing column 'rssi'")
+        try expectImportError(try dir(readings: ""), file: "readings.csv", line: 1, field: nil, containing: "the file is empty")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n"), file: "readings.csv", line: nil, field: nil, containing: "no readings")
+        try expectImportError(try dir(beacons: "id,x,y\nA,0,0\nA,1,1\n"), file: "beacons.csv", line: 3, field: "id",
+                              containing: "duplicate beacon id 'A'")
+        try expectImportError(try dir(beacons: "id,x,y,uuid\nA,0,0,nope\n"), file: "beacons.csv", line: 2, field: "uuid",
+                              containing: "iBeacon UUID")
+        try expectImportError(try dir(truth: "t,x,y\n1,0,0\n0.5,0,0\n"), file: "truth.csv", line: 3, field: "t",
+                              containing: "time goes backwards")
+        try expectImportError(try dir(truth: "t,x,y,source\n1,0,0,guess\n"), file: "truth.csv", line: 2, field: "source",
+                              containing: "expected one of simulated, qr-checkpoint, survey, annotated")
+        try expectImportError(try dir(headings: "t,heading,frieze\n0.5,10,Gate\n"), file: "headings.csv", line: 2, field: "frieze",
+                              containing: "unknown frieze 'Gate'")
+        try expectImportError(try dir(headings: "t,heading\n0.5,360\n"), file: "headings.csv", line: 2, field: "heading",
+                              containing: "[0, 360)")
+    }
+
+    @Test func importingOverAnExistingFileIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writeLabCSV(dir + "/in")
+        try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite")
+        let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.sqlite"))
+        #expect(throws: InputError.self) { try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/r.sqlite")) == before)
+    }
+
+    @Test func numbersParseExactlyAsStrtod() throws {
+        var rng = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "1.", ".5", "-73", "00012.5000", "1e3", "-2.5E-2", "123456789012345", "1234567890123456789",
+                     "0.1", "0.30000000000000004", "1581249601.4086823", "+4.25", "9007199254740993"]
+        for _ in 0..<5000 {
+            let digits = Int.random(in: 1...17, using: &rng)
+            var t = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &rng)) }.joined()
+            let dot = Int.random(in: 0...digits, using: &rng)
+            if dot < digits { t.insert(".", at: t.index(t.startIndex, offsetBy: dot)) }
+            texts.append(Bool.random(using: &rng) ? "-" + t : t)
+        }
+        for t in texts {
+            let bytes = Array(t.utf8)
+            let v = bytes.withUnsafeBufferPointer { CSVNumber.parse($0, 0..<bytes.count) }
+            #expect(v == strtod(t, nil), "\(t)")
+        }
+        for bad in ["", "-", ".", "abc", "1.2.3", "1,5", "nan", "NaN", "inf", "-infinity", "0x1p3", "1e400", "12a"] {
+            let bytes = Array(bad.utf8)
+            #expect(bytes.withUnsafeBufferPointer { CSVNumber.parse($0, 0..<bytes.count) } == nil, "\(bad)")
+        }
+    }
+}
+
+/// The two real datasets in ../shared/datasets: they import, calibrate and replay.
+@Suite(.enabled(if: haveDatasets, "the datasets are in ../shared/datasets")) struct DatasetTests {
+    @Test func danisTracksImportCalibrateAndReplay() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let trk = datasets + "/danis-ble-tracks/trk"
+        let tracks = listing(trk).filter { $0.hasSuffix(".mbd") }.map { trk + "/" + $0 }
+        #expect(tracks.count == 4)
+        let summary = try RecordingImporter.run(format: .danis, paths: tracks, to: dir + "/d.sqlite")
+        #expect(summary.rssiSamples == 6075 && summary.truthSamples == 6075 && summary.beacons == 12)
+        let r = try RecordingStore.read(path: dir + "/d.sqlite")
+        #expect(r.venue.bounds.maxX > 20.6 && r.venue.bounds.maxY > 17.6)
+        #expect(r.venue.beacons.allSatisfy { $0.height == 1.22 || $0.height == 2.30 })
+        #expect(r.venue.radio.receiverHeight > 1.5 && r.venue.radio.receiverHeight < 2.0)
+
+        let c = try Calibration(r, perBeacon: true)
+        #expect(c.threeDimensional)
+        #expect(c.global.samples == 6075)
+        #expect(c.global.p0 > -75 && c.global.p0 < -50 && c.global.exponent > 0.8 && c.global.exponent < 3)
+        #expect(c.global.p0Error > 0 && c.global.p0Error < 1 && c.global.exponentError < 0.1)
+        #expect(c.beacons.count == 12)
+
+        let replay = RecordingReplay.run(r, estimators: [.leastSquares, .weightedCentroid, .proximity])
+        #expect(replay.epochs > 200)
+        for s in replay.scores {
+            #expect(s.stats.availability == 1, "\(s.estimator)")
+            #expect(s.stats.p75 < 8, "\(s.estimator): \(s.stats.p75)")
+        }
+    }
+
+    @Test(arguments: [-4, -12, -20])
+    func ujiImportsOneTxPowerCalibratesAndReplays(_ tx: Int) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let summary = try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/u.sqlite",
+                                                options: ImportOptions(txPower: tx))
+        #expect(summary.truthSamples == 884 && summary.beacons == 22)
+        let r = try RecordingStore.read(path: dir + "/u.sqlite")
+        #expect(r.info.name == "uji-geo-tx\(tx)dBm")
+        let c = try Calibration(r, perBeacon: false)
+        #expect(!c.threeDimensional)
+        #expect(c.global.exponent > 0.5 && c.global.exponent < 4)
+        let replay = RecordingReplay.run(r, estimators: [.weightedCentroid, .leastSquares])
+        #expect(replay.epochs == 884)
+        #expect(replay.scores.allSatisfy { $0.stats.availability > 0.3 && $0.stats.p75 < 10 })
+    }
+
+    /// A copy of the Daniš configuration and the first `lines` lines of one track, with `edit` applied.
+    func danisCopy(_ dir: String, lines: Int = 50, edit: (inout [String]) -> Void) throws -> String {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/trk", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: datasets + "/danis-ble-tracks/cnf", toPath: dir + "/cnf")
+        let text = try String(contentsOfFile: datasets + "/danis-ble-tracks/trk/straight_01_all_sensors.mbd", encoding: .utf8)
+        var rows = Array(text.split(separator: "\n").prefix(lines).map(String.init))
+        edit(&rows)
+        let path = dir + "/trk/t_all_sensors.mbd"
+        try (rows.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func danisBadLinesNameLineAndField() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func expectError(_ name: String, line: Int, field: String?, _ text: String, edit: (inout [String]) -> Void) throws {
+            let track = try danisCopy(dir + "/" + name, edit: edit)
+            do {
+                try RecordingImporter.run(format: .danis, paths: [track], to: dir + "/" + name + ".sqlite")
+                Issue.record("\(name): the import succeeded")
+            } catch let e as InputError {
+                #expect(e.location.file == track && e.location.line == line && e.location.field == field, "\(e)")
+                #expect(e.message.contains(text), "\(e)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/" + name + ".sqlite"))
+        }
+        func replace(_ rows: inout [String], _ i: Int, field: Int, with value: String) {
+            var f = rows[i].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            f[field] = value
+            rows[i] = f.joined(separator: ",")
+        }
+        try expectError("sensor", line: 5, field: "sensor", "unknown receiver 'aabbccddeeff'") { replace(&$0, 4, field: 1, with: "aabbccddeeff") }
+        try expectError("beacon", line: 6, field: "beacon", "unknown beacon '001122334455'") { replace(&$0, 5, field: 2, with: "001122334455") }
+        try expectError("nan", line: 7, field: "x", "finite number") { replace(&$0, 6, field: 4, with: "nan") }
+        try expectError("back", line: 9, field: "timestamp", "time goes backwards") { replace(&$0, 8, field: 0, with: "1581249500.0") }
+        try expectError("short", line: 3, field: nil, "expected 16 comma-separated fields") { $0[2] = "1581249601.5,b827eb4521b4,e78f135624ce,-80" }
+    }
+
+    @Test func danisAcceptsSubMillisecondStepsBack() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let track = try danisCopy(dir) { rows in
+            // Line 4 gets line 3's time minus 0.5 ms.
+            var f = rows[3].split(separator: ",").map(String.init)
+            f[0] = String(Double(rows[2].split(separator: ",")[0])! - 0.0005)
+            rows[3] = f.joined(separator: ",")
+        }
+        let summary = try RecordingImporter.run(format: .danis, paths: [track], to: dir + "/d.sqlite")
+        #expect(summary.rssiSamples == 50)
+    }
+
+    @Test func ujiRejectsAnUnknownTxPower() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(throws: InputError.self) {
+            try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/u.sqlite", options: ImportOptions(txPower: -8))
+        }
+        #expect(listing(dir).isEmpty)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LabCore
+import Testing
+
+/// The package root (Tests/LabStoreTests/Support.swift → three levels up).
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let binary = packageRoot.appendingPathComponent(".build/debug/indoorlab").path
+let datasets = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
+let haveBinary = FileManager.default.isExecutableFile(atPath: binary)
+let haveDatasets = FileManager.default.fileExists(atPath: datasets + "/danis-ble-tracks/cnf/tetam.dev")
+    && FileManager.default.fileExists(atPath: datasets + "/uji-ble-geo/rss/geo_rss.csv")
+
+func scenario(_ name: String) throws -> Scenario {
+    try ScenarioLoader.load(path: packageRoot.appendingPathComponent("Scenarios/\(name).yaml").path)
+}
+
+func scenarioText(_ name: String) throws -> String {
+    try String(contentsOfFile: packageRoot.appendingPathComponent("Scenarios/\(name).yaml").path, encoding: .utf8)
+}
+
+/// A fresh directory under the system's temporary directory.
+func temporaryDirectory(_ label: String = "store") throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("indoorlab-\(label)-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+/// Files in `dir` (hidden ones included).
+func listing(_ dir: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
+}
+
+struct CommandResult { var status: Int32; var stdout: String; var stderr: String }
+
+/// Runs the built `indoorlab` binary; output goes through files so a chatty command cannot block on a pipe.
+func indoorlab(_ args: [String], cwd: String = packageRoot.path) throws -> CommandResult {
+    let dir = try temporaryDirectory("run")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+    _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+    let out = FileHandle(forWritingAtPath: dir + "/out")!, err = FileHandle(forWritingAtPath: dir + "/err")!
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = args
+    p.currentDirectoryURL = URL(fileURLWithPath: cwd)
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    p.waitUntilExit()
+    try out.close(); try err.close()
+    return CommandResult(status: p.terminationStatus,
+                         stdout: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
+}
+
+/// A small lab-csv directory: three beacons, two windows of readings, two truth positions.
+func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil, truth: String? = nil, headings: String? = nil) throws {
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    try (beacons ?? "id,x,y,height,p0\nA,0,0,,\nB,10,0,2.5,-61\nC,0,10,,\n").write(toFile: dir + "/beacons.csv", atomically: true, encoding: .utf8)
+    try (readings ?? "t,beacon,rssi\n0.1,A,-60\n0.2,B,-70\n0.3,C,-75\n1.1,A,-61\n1.2,B,-69\n1.3,C,-74\n")
+        .write(toFile: dir + "/readings.csv", atomically: true, encoding: .utf8)
+    try (truth ?? "t,x,y,z,source\n0.5,2,2,1.5,survey\n1.5,2.5,2,,qr-checkpoint\n").write(toFile: dir + "/truth.csv", atomically: true, encoding: .utf8)
+    if let headings { try headings.write(toFile: dir + "/headings.csv", atomically: true, encoding: .utf8) }
+}
