@@ -27,6 +27,8 @@ build: deps
 demo: build
 	$(BIN) validate Scenarios/*.yaml
 	$(BIN) compare --seeds $(SEEDS) --out out/compare --plots Plots
+	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
+	$(BIN) replay Recordings/*.sqlite
 
 test: deps
 	$(SWIFT) build --build-tests
