@@ -45,6 +45,27 @@ public struct Scenario: Sendable, Hashable {
     }
 
     public func walk(named name: String) -> Walk? { walks.first { $0.name == name } }
+
+    /// True where a person can stand: inside a room, or anywhere in the bounds when there are no rooms.
+    public func isWalkable(_ p: Point) -> Bool {
+        rooms.isEmpty ? bounds.contains(p, tolerance: 0) : roomIndex(at: p) != nil
+    }
+
+    /// Cell centres of a square grid with the given spacing that are walkable: the static test points.
+    public func walkableGrid(spacing g: Double) -> [Point] {
+        var pts: [Point] = []
+        var y = bounds.minY + g / 2
+        while y < bounds.maxY {
+            var x = bounds.minX + g / 2
+            while x < bounds.maxX {
+                let p = Point(x, y)
+                if isWalkable(p) { pts.append(p) }
+                x += g
+            }
+            y += g
+        }
+        return pts
+    }
 }
 
 /// A room: a named polygon belonging to an area (floor, wing, garden…).

@@ -11,24 +11,9 @@ public enum PlanningGeometry {
     static let standOff = 0.1
 
     /// The walkable test points: cell centres at `spacing` inside the rooms (the bounds when there are none).
-    public static func walkablePoints(_ s: Scenario, spacing: Double) -> [Point] {
-        var pts: [Point] = []
-        var y = spacing / 2
-        while y < s.bounds.maxY {
-            var x = spacing / 2
-            while x < s.bounds.maxX {
-                let p = Point(x, y)
-                if isWalkable(p, s) { pts.append(p) }
-                x += spacing
-            }
-            y += spacing
-        }
-        return pts
-    }
+    public static func walkablePoints(_ s: Scenario, spacing: Double) -> [Point] { s.walkableGrid(spacing: spacing) }
 
-    static func isWalkable(_ p: Point, _ s: Scenario) -> Bool {
-        s.rooms.isEmpty ? s.bounds.contains(p, tolerance: 0) : s.roomIndex(at: p) != nil
-    }
+    static func isWalkable(_ p: Point, _ s: Scenario) -> Bool { s.isWalkable(p) }
 
     /// The segments beacons can be mounted on: walls, room edges, and the bounds when there are no rooms.
     public static func mountSegments(_ s: Scenario) -> [Segment] {

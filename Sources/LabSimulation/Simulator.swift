@@ -158,19 +158,7 @@ public struct Simulator: Sendable {
     /// Cell centres of a square grid (the scenario's `test_grid` spacing) that fall inside a room,
     /// or inside the bounds when the scenario has no rooms.
     public func testPoints(spacing: Double? = nil) -> [Point] {
-        let g = spacing ?? scenario.testGridSpacing
-        var pts: [Point] = []
-        var y = g / 2
-        while y < scenario.bounds.maxY {
-            var x = g / 2
-            while x < scenario.bounds.maxX {
-                let p = Point(x, y)
-                if scenario.rooms.isEmpty || scenario.roomIndex(at: p) != nil { pts.append(p) }
-                x += g
-            }
-            y += g
-        }
-        return pts
+        scenario.walkableGrid(spacing: spacing ?? scenario.testGridSpacing)
     }
 
     private func heading(from p: Point, to target: Int, t: Double, bias: Double, identified: Bool, rng: RandomSource) -> HeadingReading {

@@ -60,9 +60,7 @@ struct Compare: ParsableCommand {
         }
         var figures: [String] = []
         if let plots, let resultsDir {
-            do {
-                figures = try StandardPlots.drawAll(resultsDirectory: resultsDir, outputDirectory: plots)
-            } catch let e as InputError { printError("error: \(e)"); throw badInputExit }
+            figures = try reportingInputErrors { try StandardPlots.drawAll(resultsDirectory: resultsDir, outputDirectory: plots) }
             if out == nil { try? FileManager.default.removeItem(atPath: resultsDir) }
         }
         if json {

@@ -76,13 +76,7 @@ struct Plot: ParsableCommand {
 
     func run() throws {
         do {
-            for path in try draw() { print(path) }
-        } catch let e as InputError {
-            printError("error: \(e)")
-            throw badInputExit
-        } catch let e as InputErrors {
-            printError(e.errors.map { "error: \($0)" }.joined(separator: "\n"))
-            throw badInputExit
+            for path in try reportingInputErrors(draw) { print(path) }
         } catch let e as PlotError {
             printError("error: \(e)")
             throw badInputExit

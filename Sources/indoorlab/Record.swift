@@ -60,16 +60,3 @@ enum RecordingSummaryText {
             + "\(s.truthSamples) truth samples, \(Format.fixed(s.duration, 1)) s"
     }
 }
-
-/// Runs `body`, printing input errors (with file, line and field) and exiting with code 2 on them.
-func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
-    do {
-        return try body()
-    } catch let e as InputError {
-        printError("error: \(e)")
-        throw badInputExit
-    } catch let e as InputErrors {
-        printError(e.errors.map { "error: \($0)" }.joined(separator: "\n"))
-        throw badInputExit
-    }
-}

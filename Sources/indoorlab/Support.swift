@@ -13,10 +13,18 @@ func printError(_ message: String) {
 /// Loads a scenario by path or by the name of a bundled one (`open-hall` → `Scenarios/open-hall.yaml`).
 /// Prints every problem and exits with code 2 on bad input.
 func loadScenario(_ nameOrPath: String) throws -> Scenario {
+    try reportingInputErrors { try ScenarioLoader.load(path: resolveScenarioPath(nameOrPath)) }
+}
+
+/// Runs `body`, printing input errors (with file, line and field) and exiting with code 2 on them.
+func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     do {
-        return try ScenarioLoader.load(path: resolveScenarioPath(nameOrPath))
+        return try body()
+    } catch let e as InputError {
+        printError("error: \(e)")
+        throw badInputExit
     } catch let e as InputErrors {
-        printError(e.description)
+        printError(e.errors.map { "error: \($0)" }.joined(separator: "\n"))
         throw badInputExit
     }
 }
