@@ -262,6 +262,9 @@ public enum ScenarioLoader {
         }
         let friezeNames = Set(s.friezes.map(\.name))
         for (i, w) in s.walks.enumerated() {
+            if w.name == "grid" {
+                report(["walks", i, "name"], "walks[\(i)].name", "'grid' is reserved for the static test points; choose another walk name")
+            }
             if w.waypoints.isEmpty { report(["walks", i, "waypoints"], "walks[\(i)].waypoints", "a walk needs at least one waypoint") }
             for (j, p) in w.waypoints.enumerated() where !s.bounds.contains(p) {
                 report(["walks", i, "waypoints", j], "walks[\(i)].waypoints[\(j)]", "waypoint \(p) lies outside the bounds \(boundsText(s.bounds))")

@@ -114,6 +114,11 @@ func errors(_ yaml: String) -> [String] {
         #expect(x.contains { $0.contains("no frieze named 'Clock'") })
     }
 
+    @Test func theGridWalkNameIsReserved() {
+        let e = errors(validYAML.replacingOccurrences(of: "  - name: stroll", with: "  - name: grid"))
+        #expect(e.contains { $0.contains("walks[0].name: 'grid' is reserved for the static test points") })
+    }
+
     @Test func lookAtAMissingWaypointIsReported() {
         let e = errors(validYAML.replacingOccurrences(of: "{at: 1,", with: "{at: 5,"))
         #expect(e.contains { $0.contains("walks[0].looks[0].at: expected a waypoint index in 0..<2, found 5") })
