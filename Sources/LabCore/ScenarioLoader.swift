@@ -35,6 +35,9 @@ public enum ScenarioLoader {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
             return InputError(InputLocation(file: file, line: mark.line, column: mark.column), "YAML syntax error: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return InputError(InputLocation(file: file, line: context.mark.line, column: context.mark.column),
+                              "a key appears twice in one mapping: \(duplicates.joined(separator: ", "))")
         default:
             return InputError(file: file, "YAML syntax error: \(error)")
         }

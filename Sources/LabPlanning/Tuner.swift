@@ -5,8 +5,9 @@ import LabEstimators
 /// Moves a scenario's beacons along their mounts to lower the predicted error, then checks by simulation.
 ///
 /// A beacon within 1 m of a wall or room edge slides along that segment, keeping its side and stand-off;
-/// any other beacon may move within 4 m on the walkable area. Coordinate descent on the mean log of the
-/// predicted per-point P90 (1.517·sqrt(CRLB)), in 0.5 m steps, until no move helps. The tuned layout is
+/// any other beacon may move within 4 m on the walkable area. Coordinate descent, in 0.5 m steps until no
+/// move helps, on the figure the result is judged by: the predicted area P90 (the coverage quantile of the
+/// per-point P90 = 1.517·sqrt(CRLB)), ties broken by the mean log of the per-point P90. The tuned layout is
 /// then simulated with the tournament's winner; if its simulated area P90 is worse than the original's,
 /// the original layout is kept and the result says so: tuning never makes the simulated P90 worse.
 public struct Tuner: Sendable {
@@ -41,6 +42,9 @@ public struct Tuner: Sendable {
         public var moves: [Move]
         /// True when the tuned layout simulated worse and the original was kept.
         public var reverted: Bool
+        /// When reverted: the figures and moves of the layout that was tried and rejected.
+        public var rejected: Figures?
+        public var rejectedMoves: [Move]
         public var beacons: [Beacon]
     }
 
@@ -89,34 +93,49 @@ public struct Tuner: Sendable {
         let model = CoverageModel(scenario: scenario, points: points, candidates: flat,
                                   candidateHeight: nil)
         var layout = scenario.beacons.indices.map { offsets[$0] }  // each beacon at its current position
-        func objective(_ acc: CoverageModel.Accumulator) -> Double {
-            (0..<points.count).map { log(min(acc.p90(at: $0), 1e6)) }.reduce(0, +) / Double(max(points.count, 1))
+        let coverage = self.options.coverage
+        /// (area P90, mean log P90): lower is better, compared in that order.
+        func objective(_ acc: CoverageModel.Accumulator) -> (Double, Double) {
+            let p = acc.p90()
+            let area = CoverageFigures(perPointP90: p, target: .infinity, coverage: coverage).areaP90
+            return (min(area, 1e6), p.map { log(min($0, 1e6)) }.reduce(0, +) / Double(max(p.count, 1)))
         }
-        var moved = Set<Int>()
+        /// How much `b` improves on `a`: the area P90 first, the mean log only when that is unchanged.
+        /// Positive means better.
+        func gain(_ a: (Double, Double), _ b: (Double, Double)) -> Double {
+            if abs(a.0 - b.0) > 1e-9 { return (a.0 - b.0) * 1000 }
+            return a.1 - b.1
+        }
+        /// The best position for `slot` with every other beacon where it is now, and its gain.
+        func bestMove(_ slot: Int) -> (to: Int, gain: Double) {
+            var acc = CoverageModel.Accumulator(count: points.count)
+            for (k, c) in layout.enumerated() where k != slot { acc.add(candidate: c, model: model) }
+            var here = acc; here.add(candidate: layout[slot], model: model)
+            let base = objective(here)
+            var best = (layout[slot], 0.0)
+            for c in offsets[slot]..<offsets[slot + 1] where c != layout[slot] {
+                var trial = acc; trial.add(candidate: c, model: model)
+                let g = gain(base, objective(trial))
+                if g > best.1 + 1e-9 { best = (c, g) }
+            }
+            return best
+        }
+        // Which beacons may move: all, or the `maxMoved` whose best single move gains most.
+        var allowed = Array(layout.indices)
+        if let limit = self.options.maxMoved, limit < layout.count {
+            allowed = layout.indices.map { ($0, bestMove($0).gain) }.filter { $0.1 > 0 }
+                .sorted { $0.1 > $1.1 }.prefix(limit).map(\.0).sorted()
+        }
+        // Coordinate descent (Gauss–Seidel): each move is applied before the next is evaluated, so the
+        // predicted figure never gets worse.
         for pass in 0..<6 {
-            var gains: [(slot: Int, to: Int, gain: Double)] = []
-            for slot in layout.indices {
-                if let limit = self.options.maxMoved, moved.count >= limit, !moved.contains(slot) { continue }
-                var acc = CoverageModel.Accumulator(count: points.count)
-                for (k, c) in layout.enumerated() where k != slot { acc.add(candidate: c, model: model) }
-                var here = acc; here.add(candidate: layout[slot], model: model)
-                let base = objective(here)
-                var best = (layout[slot], 0.0)
-                for c in offsets[slot]..<offsets[slot + 1] where c != layout[slot] {
-                    var trial = acc; trial.add(candidate: c, model: model)
-                    let gain = base - objective(trial)
-                    if gain > best.1 + 1e-9 { best = (c, gain) }
-                }
-                if best.0 != layout[slot] { gains.append((slot, best.0, best.1)) }
+            var movedThisPass = 0
+            for slot in allowed {
+                let m = bestMove(slot)
+                if m.to != layout[slot] { layout[slot] = m.to; movedThisPass += 1 }
             }
-            if gains.isEmpty { break }
-            // Apply the best moves first, respecting the limit on how many beacons may move.
-            for g in gains.sorted(by: { $0.gain > $1.gain }) {
-                if let limit = self.options.maxMoved, moved.count >= limit, !moved.contains(g.slot) { continue }
-                layout[g.slot] = g.to
-                moved.insert(g.slot)
-            }
-            progress?("pass \(pass + 1): moved \(gains.count) beacons")
+            progress?("pass \(pass + 1): moved \(movedThisPass) beacons")
+            if movedThisPass == 0 { break }
         }
 
         var tuned = scenario.beacons
@@ -135,9 +154,10 @@ public struct Tuner: Sendable {
             tuned[i].position == scenario.beacons[i].position ? nil : Move(beacon: scenario.beacons[i].id, from: scenario.beacons[i].position, to: tuned[i].position)
         }
         if after.simulated.areaP90 > before.simulated.areaP90 {
-            return Result(before: before, after: before, moves: [], reverted: true, beacons: scenario.beacons)
+            return Result(before: before, after: before, moves: [], reverted: true, rejected: after, rejectedMoves: moves,
+                          beacons: scenario.beacons)
         }
-        return Result(before: before, after: after, moves: moves, reverted: false, beacons: tuned)
+        return Result(before: before, after: after, moves: moves, reverted: false, rejected: nil, rejectedMoves: [], beacons: tuned)
     }
 
     private func positionsPerBeacon(segments: [Segment]) -> [[Point]] {

@@ -57,6 +57,9 @@ struct DanisImporter {
     }
 
     func write(to destination: String) throws -> RecordingSummary {
+        for t in tracks where !FileManager.default.fileExists(atPath: t) {
+            throw InputError(file: t, "no such file: expected a Daniş track (*_all_sensors.mbd)")
+        }
         let cnf = configDirectory
         let devPath = cnf + "/tetam.dev", parPath = cnf + "/tetam.par"
         guard let devText = try? String(contentsOfFile: devPath, encoding: .utf8) else {

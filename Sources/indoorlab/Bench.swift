@@ -10,7 +10,7 @@ import CHeapStats
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure the lab's speed: simulated readings per second (more figures as the lab grows).",
+        abstract: "Measure the lab's speed: simulation, every estimator, IndoorLocator, the tournament, import.",
         discussion: "Single-core figures unless stated. Example: indoorlab bench --json")
 
     @Flag(help: "Print the figures as JSON.")
@@ -24,6 +24,10 @@ struct Bench: ParsableCommand {
 
     struct Figure: Encodable { var name: String; var value: Double; var unit: String; var target: Double?; var note: String }
 
+    func validate() throws {
+        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+    }
+
     func run() throws {
         var figures: [Figure] = []
         figures += try BenchSimulation.figures(seconds: seconds)
@@ -36,7 +40,8 @@ struct Bench: ParsableCommand {
         } else {
             for f in figures {
                 let target = f.target.map { "  (target ≥ \(Bench.human($0)))" } ?? ""
-                print("\(f.name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)  \(f.note)")
+                let width = figures.map(\.name.count).max() ?? 0
+                print("\(f.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)  \(f.note)")
             }
         }
     }

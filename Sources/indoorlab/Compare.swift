@@ -37,13 +37,14 @@ struct Compare: ParsableCommand {
 
     func validate() throws {
         guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1") }
+        guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
     }
 
     func run() throws {
         let paths = scenarios.isEmpty ? bundledScenarioPaths() : scenarios.map(resolveScenarioPath)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
         let loaded = try paths.map { try loadScenario($0) }
-        let seedList = (0..<seeds).map { seed + UInt64($0) }
+        let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
@@ -51,6 +52,12 @@ struct Compare: ParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
 
+        if json {
+            try writeOutput(String(decoding: try RunManifest.encoder().encode(board), as: UTF8.self) + "\n", to: nil)
+        } else {
+            print(LeaderboardTable.render(board))
+            print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
+        }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
         if let resultsDir {
@@ -63,11 +70,7 @@ struct Compare: ParsableCommand {
             figures = try reportingInputErrors { try StandardPlots.drawAll(resultsDirectory: resultsDir, outputDirectory: plots) }
             if out == nil { try? FileManager.default.removeItem(atPath: resultsDir) }
         }
-        if json {
-            try writeOutput(String(decoding: try RunManifest.encoder().encode(board), as: UTF8.self) + "\n", to: nil)
-        } else {
-            print(LeaderboardTable.render(board))
-            print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
+        if !json {
             if let out { print("results written to \(out)/") }
             if let plots { print("\(figures.count) figures written to \(plots)/") }
         }

@@ -69,7 +69,7 @@ struct Import: ParsableCommand {
         let fmt = ImportFormat(rawValue: format)!
         let s = try scenario.map { try loadScenario($0) }
         let options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
-                                    scenario: s, txPower: txPower, configDirectory: config)
+                                    scenario: s, txPower: txPower, configDirectory: config, created: creationDate())
         let start = DispatchTime.now().uptimeNanoseconds
         let summary = try reportingInputErrors {
             try RecordingImporter.run(format: fmt, paths: paths, to: output, options: options)

@@ -97,9 +97,9 @@ struct Plan: ParsableCommand {
             print(LeaderboardTable.table(rows), terminator: "")
             let c = result.chosen
             if result.met {
-                print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the rooms (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
+                print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
             } else {
-                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the rooms is out of reach up to \(min(maxBeacons, result.candidates)) beacons.")
+                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(min(maxBeacons, result.candidates)) beacons.")
                 print("best found: \(c.count) beacons, area P90 \(Format.metres(c.simulated?.areaP90 ?? c.predicted.areaP90)) m (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
             }
             print(String(format: "%.1f s", elapsed) + (output.map { "; scenario written to \($0)" } ?? "") + (written.isEmpty ? "" : "; plots: \(written.joined(separator: ", "))"))
@@ -123,7 +123,7 @@ struct Plan: ParsableCommand {
         let finite = (result.steps.map(\.predicted.areaP90) + simulated.map { $0.simulated!.areaP90 }).filter(\.isFinite)
         let top = max((finite.max() ?? targetP90) * 1.1, targetP90 * 1.5)
         let countFigure = LineFigure(
-            title: "\(s.name) — P90 over \(Format.fixed(coverage * 100, 0))% of the rooms vs beacon count (seed \(seed.seed))",
+            title: "\(s.name) — P90 over \(Format.fixed(coverage * 100, 0))% of the walkable area vs beacon count (seed \(seed.seed))",
             xLabel: "number of beacons", yLabel: "area P90 error (m)", series: series,
             referenceLines: [.init(.horizontal, at: targetP90, label: "target \(Format.metres(targetP90)) m", color: .ink, style: .shortDash)],
             yRange: 0...top, legend: .insideTopRight)

@@ -13,7 +13,36 @@ func printError(_ message: String) {
 /// Loads a scenario by path or by the name of a bundled one (`open-hall` → `Scenarios/open-hall.yaml`).
 /// Prints every problem and exits with code 2 on bad input.
 func loadScenario(_ nameOrPath: String) throws -> Scenario {
-    try reportingInputErrors { try ScenarioLoader.load(path: resolveScenarioPath(nameOrPath)) }
+    try reportingInputErrors {
+        let path = resolveScenarioPath(nameOrPath)
+        if !FileManager.default.fileExists(atPath: path) && !nameOrPath.contains("/") && !nameOrPath.hasSuffix(".yaml") {
+            let names = bundledScenarioPaths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+            let close = names.min { closeness($0, nameOrPath) < closeness($1, nameOrPath) }
+            let hint = close.map { closeness($0, nameOrPath) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+            throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(hint); bundled: \(names.joined(separator: ", "))")
+        }
+        return try ScenarioLoader.load(path: path)
+    }
+}
+
+/// The creation time stored in new recordings: `$SOURCE_DATE_EPOCH` (seconds) when set, for byte-identical
+/// files from the same inputs (the reproducible-builds convention); otherwise now.
+func creationDate() -> Date {
+    if let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let t = TimeInterval(s) { return Date(timeIntervalSince1970: t) }
+    return Date()
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+func closeness(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+    var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count { cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)) }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
 }
 
 /// Runs `body`, printing input errors (with file, line and field) and exiting with code 2 on them.
@@ -77,8 +106,12 @@ func writeOutput(_ text: String, to path: String?) throws {
 
 func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path)
-    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-    try data.write(to: url, options: .atomic)
+    do {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url, options: .atomic)
+    } catch {
+        throw InputError(file: path, "cannot write the output file: \((error as NSError).localizedDescription)")
+    }
 }
 
 /// Options shared by every command that draws random numbers.

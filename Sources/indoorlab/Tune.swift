@@ -59,10 +59,12 @@ struct Tune: ParsableCommand {
         let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
                     ["before", m(result.before.predicted.areaP90), m(result.before.predicted.medianP90), m(result.before.simulated.areaP90), m(result.before.simulated.medianP90)],
                     ["after", m(result.after.predicted.areaP90), m(result.after.predicted.medianP90), m(result.after.simulated.areaP90), m(result.after.simulated.medianP90)]]
+            + (result.rejected.map { r in [["tried", m(r.predicted.areaP90), m(r.predicted.medianP90), m(r.simulated.areaP90), m(r.simulated.medianP90)]] } ?? [])
         print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
         print(LeaderboardTable.table(rows), terminator: "")
         if result.reverted {
-            print("kept the original layout: the tuned one simulated worse")
+            print("kept the original layout: the tried layout (\(result.rejectedMoves.count) beacons moved) lowered the predicted error but simulated worse")
+            for mv in result.rejectedMoves { print("  tried \(mv.beacon): \(mv.from) → \(mv.to)") }
         } else if result.moves.isEmpty {
             print("no move lowers the predicted error: the layout is already locally optimal")
         } else {
