@@ -60,7 +60,7 @@ func temporaryDirectory() throws -> URL {
     @Test func missingScenarioIsAClearErrorNotACrash() throws {
         let r = try indoorlab(["simulate", "no-such-venue"])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("no-such-venue: cannot read the file"))
+        #expect(r.stderr.contains("no-such-venue: no such scenario file, and no bundled scenario of that name; bundled: esoc-office"))
         let w = try indoorlab(["simulate", "open-hall", "--walk", "nowhere"])
         #expect(w.status == 2)
         #expect(w.stderr.contains("no walk named 'nowhere'; walks: loop, or 'grid'"))
@@ -106,6 +106,40 @@ func temporaryDirectory() throws -> URL {
         let board = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
         #expect((board?["scores"] as? [Any])?.count == 2)
         #expect(board?["winner"] as? String != nil)
+    }
+
+    @Test func misspelledScenarioGetsASuggestion() throws {
+        let r = try indoorlab(["simulate", "musuem-gallery"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("no bundled scenario of that name (did you mean 'museum-gallery'?)"))
+    }
+
+    @Test func unwritableOutputIsBadInputNotACrash() throws {
+        let r = try indoorlab(["simulate", "open-hall", "-o", "/proc/indoorlab-cannot-write.csv"])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("error: /proc/indoorlab-cannot-write.csv: cannot write the output file"))
+        // compare still prints its leaderboard before failing to save it.
+        let c = try indoorlab(["compare", "open-hall", "--seeds", "1", "--estimators", "proximity", "--out", "/proc/indoorlab-nope"])
+        #expect(c.status == 2)
+        #expect(c.stdout.contains("winner: proximity"))
+    }
+
+    @Test func seedsWrapAroundInsteadOfOverflowing() throws {
+        let r = try indoorlab(["compare", "open-hall", "--seed", "18446744073709551615", "--seeds", "2", "--estimators", "proximity", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let board = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect((board?["seeds"] as? [Any])?.count == 2)
+    }
+
+    @Test func duplicateYAMLKeysGiveOneCleanLine() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("dup.yaml")
+        try "name: x\nbounds: {width: 5, depth: 5}\nbeacons: []\nname: y\n".write(to: f, atomically: true, encoding: .utf8)
+        let r = try indoorlab(["validate", f.path])
+        #expect(r.status == 2)
+        #expect(r.stderr.split(separator: "\n").count == 1)
+        #expect(r.stderr.contains("a key appears twice in one mapping: name"))
     }
 
     @Test func unknownEstimatorIsRefused() throws {
