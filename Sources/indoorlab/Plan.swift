@@ -121,11 +121,14 @@ struct Plan: ParsableCommand {
                                 style: SeriesStyle(color: PlotColor.palette[1], line: .solid, marker: .square)))
         }
         let finite = (result.steps.map(\.predicted.areaP90) + simulated.map { $0.simulated!.areaP90 }).filter(\.isFinite)
-        let top = max((finite.max() ?? targetP90) * 1.1, targetP90 * 1.5)
+        // Keep the region around the target readable: the axis stops at 4× the target (lines run off the top).
+        let top = min(max((finite.max() ?? targetP90) * 1.1, targetP90 * 1.5), targetP90 * 4)
         let countFigure = LineFigure(
             title: "\(s.name) — P90 over \(Format.fixed(coverage * 100, 0))% of the walkable area vs beacon count (seed \(seed.seed))",
             xLabel: "number of beacons", yLabel: "area P90 error (m)", series: series,
-            referenceLines: [.init(.horizontal, at: targetP90, label: "target \(Format.metres(targetP90)) m", color: .ink, style: .shortDash)],
+            referenceLines: [.init(.horizontal, at: targetP90, label: "target \(Format.metres(targetP90)) m", color: .ink, style: .shortDash, inLegend: true)]
+                + (result.met ? [.init(.vertical, at: Double(result.chosen.count), label: "chosen: \(result.chosen.count) beacons",
+                                       color: PlotColor.palette[2], style: .solid, width: 1, inLegend: true)] : []),
             yRange: 0...top, legend: .insideTopRight)
         var files = try PlotRenderer.shared.render(countFigure, to: plots + "/\(s.name)-beacon-count")
         var planned = s
