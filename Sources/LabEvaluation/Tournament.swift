@@ -19,14 +19,14 @@ public struct Tournament: Sendable {
 
     public var jobCount: Int { scenarios.count * seeds.count }
 
-    /// Runs every job; `progress` is called (from any thread) after each finishes.
-    public func run(progress: (@Sendable () -> Void)? = nil) -> [EpochResult] {
+    /// Runs every job; `progress(scenario, seed)` is called (from any thread) after each finishes.
+    public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) -> [EpochResult] {
         let jobs = scenarios.indices.flatMap { s in seeds.map { (s, $0) } }
         let slots = ResultSlots(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
             let (s, seed) = jobs[j]
             slots.set(j, runJob(scenario: scenarios[s], seed: seed))
-            progress?()
+            progress?(scenarios[s].name, seed)
         }
         return slots.all.flatMap { $0 }
     }

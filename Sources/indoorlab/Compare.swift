@@ -48,7 +48,7 @@ struct Compare: ParsableCommand {
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
-        let results = tournament.run { progress.advance() }
+        let results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
         let elapsed = Date().timeIntervalSince(start)
         let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
 

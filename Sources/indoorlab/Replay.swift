@@ -120,7 +120,7 @@ enum ReplayTable {
         var out = "\(file) — \(r.recording.name) (\(r.recording.source.rawValue)): \(r.epochs) epochs"
         if r.windowsWithoutTruth > 0 { out += ", \(r.windowsWithoutTruth) windows without truth skipped" }
         out += "\n"
-        var rows = [["estimator", "avail", "mean", "CE50", "P75", "P90", "RMSE", "room", "exhibit", "baselines"]]
+        var rows = [["estimator", "avail", "mean", "CE50", "P75", "P90", "RMSE", "room", "exhibit", "frieze", "baselines"]]
         for s in r.scores {
             let mine = r.checks.filter { $0.estimator == s.estimator }
             let status: String
@@ -132,7 +132,7 @@ enum ReplayTable {
             }
             let st = s.stats
             rows.append([s.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90), m(st.rmse),
-                         pct(s.roomHitRate), pct(s.exhibitHitRate), status])
+                         pct(s.roomHitRate), pct(s.exhibitHitRate), pct(s.friezeHitRate), status])
         }
         return out + LeaderboardTable.table(rows)
     }

@@ -143,12 +143,14 @@ final class Progress: @unchecked Sendable {
         FileHandle.standardError.write(Data("\n".utf8))
     }
 
-    func advance(_ by: Int = 1) {
+    /// Counts one more unit done; `detail` says which (e.g. the scenario and seed just finished).
+    /// The line is cleared when everything is done.
+    func advance(_ by: Int = 1, detail: String = "") {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         done += by
-        FileHandle.standardError.write(Data("\r\(label): \(done)/\(total)".utf8))
-        if done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(done)/\(total)\(detail.isEmpty ? "" : "  (\(detail))")".utf8))
+        if done >= total { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 }
 
