@@ -94,9 +94,9 @@ struct Calibrate: ParsableCommand {
             fitLabel: String(format: "P0 %.1f ± %.1f dBm, n %.2f ± %.2f, σ %.1f dB", g.p0, g.p0Error, g.exponent, g.exponentError, g.sigma))
         var figure = scatter.lineFigure
         figure.logX = true
-        // Whole decades, so at least two distances are labelled.
+        // From a whole decade to just past the data (at least one more decade, so two distances are labelled).
         let xs = points.map(\.x)
-        if let lo = xs.min(), let hi = xs.max() { figure.xRange = lo.rounded(.down)...max(hi.rounded(.up), lo.rounded(.down) + 1) }
+        if let lo = xs.min(), let hi = xs.max() { figure.xRange = lo.rounded(.down)...max(hi + 0.05, lo.rounded(.down) + 1) }
         do {
             return try PlotRenderer.shared.render(figure, to: base, formats: formats)
         } catch let e as PlotError {
