@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabSimulation"]),
         .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
         .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
-        .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabEstimators", "LabPlanning"]),
+        .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator"]),
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"]),

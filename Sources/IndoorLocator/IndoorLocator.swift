@@ -37,6 +37,7 @@ public final class IndoorLocator: @unchecked Sendable {
     private var observed: [BeaconObservation] = []
     private var streamSamples: [RSSISample] = []
     private var streamHeadings: [CompassHeading] = []
+    private var newest = -Double.infinity
 
     /// Creates a locator from beacon placements and a radio model.
     /// - Parameters:
@@ -52,10 +53,17 @@ public final class IndoorLocator: @unchecked Sendable {
         for (i, b) in beacons.enumerated() {
             guard index[b.identity] == nil else { throw LocatorError("beacons[\(i)]: identity \(b.identity) is listed twice") }
             guard b.position.x.isFinite, b.position.y.isFinite else { throw LocatorError("beacons[\(i)].position is not finite") }
+            guard b.height.map({ $0.isFinite && $0 >= 0 }) ?? true else { throw LocatorError("beacons[\(i)].height must be finite and ≥ 0") }
+            guard b.measuredPower?.isFinite ?? true else { throw LocatorError("beacons[\(i)].measuredPower is not finite") }
             index[b.identity] = i
         }
-        guard pathLoss.exponent > 0, pathLoss.shadowingSigma >= 0, pathLoss.scanWindow > 0, pathLoss.measuredPower.isFinite else {
-            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma ≥ 0, measuredPower finite")
+        guard pathLoss.exponent > 0, pathLoss.exponent.isFinite, pathLoss.shadowingSigma >= 0, pathLoss.shadowingSigma.isFinite,
+              pathLoss.scanWindow > 0, pathLoss.scanWindow.isFinite, pathLoss.measuredPower.isFinite,
+              pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0 else {
+            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, all finite")
+        }
+        for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
+            throw LocatorError("friezes[\(i)] ('\(f.name)'): position is not finite")
         }
         for (i, w) in walls.enumerated() where !(w.loss >= 0 && w.loss.isFinite && w.from.x.isFinite && w.from.y.isFinite && w.to.x.isFinite && w.to.y.isFinite) {
             throw LocatorError("walls[\(i)]: loss must be ≥ 0 dB and the ends finite")
@@ -125,13 +133,16 @@ public final class IndoorLocator: @unchecked Sendable {
     public func add(_ sample: RSSISample) {
         lock.lock(); defer { lock.unlock() }
         streamSamples.append(sample)
-        prune(before: sample.timestamp - pathLoss.scanWindow)
+        newest = max(newest, sample.timestamp)
+        prune(before: newest - pathLoss.scanWindow)
     }
 
-    /// Adds one heading to the stream.
+    /// Adds one heading to the stream. Headings older than one scan window before the newest are dropped.
     public func add(_ heading: CompassHeading) {
         lock.lock(); defer { lock.unlock() }
         streamHeadings.append(heading)
+        newest = max(newest, heading.timestamp)
+        prune(before: newest - pathLoss.scanWindow)
     }
 
     /// The position from the stream's samples of the last scan window ending at `time`.
@@ -148,6 +159,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         streamSamples.removeAll(keepingCapacity: true)
         streamHeadings.removeAll(keepingCapacity: true)
+        newest = -.infinity
     }
 
     /// Which frieze a heading taken at `position` points at: the visible frieze whose bearing agrees best.
@@ -158,8 +170,11 @@ public final class IndoorLocator: @unchecked Sendable {
     // MARK: - Internals
 
     private func prune(before t: Double) {
-        if let first = streamSamples.first, first.timestamp < t {
+        // Amortised: only when something is old enough to go (samples arrive roughly in time order).
+        if streamSamples.first.map({ $0.timestamp < t }) ?? false || streamSamples.count > 4096 {
             streamSamples.removeAll { $0.timestamp < t }
+        }
+        if streamHeadings.first.map({ $0.timestamp < t }) ?? false || streamHeadings.count > 256 {
             streamHeadings.removeAll { $0.timestamp < t }
         }
     }
@@ -201,9 +216,17 @@ public final class IndoorLocator: @unchecked Sendable {
         case .noFix(let reason): return .unavailable(reason: reason.description)
         case .fix(let f):
             return .located(Location(position: Position(x: f.position.x, y: f.position.y), uncertainty: f.uncertainty,
-                                     beaconsUsed: f.beaconsUsed.map { beacons[$0].identity },
+                                     beaconsUsed: beaconsUsed(f.beaconsUsed),
                                      friezeInView: f.frieze.map { venue.landmarks[$0].name }))
         }
+    }
+
+    /// The identities behind a fix's beacon set; beyond 128 beacons the set keeps only a count, so then every
+    /// beacon heard in the scan is listed (the shipped estimator uses all of them).
+    private func beaconsUsed(_ set: BeaconSet) -> [BeaconIdentity] {
+        let listed = Array(set)
+        if listed.count == set.count { return listed.map { beacons[$0].identity } }
+        return observed.map { beacons[$0.beacon].identity }
     }
 
     /// Internal: the fix for an already-built observation (used to check the library against the tournament).

@@ -107,7 +107,9 @@ public struct Observation: Sendable, Hashable {
             }
             if repeated { return "beacon #\(b.beacon) appears twice in one epoch" }
         }
-        for h in headings where !h.heading.isFinite { return "a heading is not a finite number" }
+        for h in headings where !h.heading.isFinite || !h.accuracy.isFinite || h.accuracy < 0 {
+            return "a heading or its accuracy is not a finite number (accuracy must be ≥ 0)"
+        }
         return nil
     }
 }

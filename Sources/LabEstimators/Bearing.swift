@@ -15,7 +15,7 @@ public final class BearingEstimator: PositionEstimator {
 
     public init(venue: Venue) {
         self.venue = venue
-        solver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: .rssi)
+        solver = FixSolver(venue: venue, domain: .rssi)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
@@ -34,7 +34,9 @@ public final class BearingEstimator: PositionEstimator {
             switch RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch) {
             case .fix(let f): position = f.position
             case .noFix(let reason):
-                return .noFix(.tooFewHeadings(have: identified.count, needed: 2).merging(reason))
+                return .noFix(.degenerateGeometry(identified.count >= 2
+                    ? "the identified bearing lines are parallel and there is no RSSI fix to match the others (\(reason))"
+                    : "fewer than 2 identified headings and no RSSI fix to match the others (\(reason))"))
             }
         }
         var result: (position: Point, covariance: (Double, Double, Double))?
@@ -79,12 +81,11 @@ public final class BearingEstimator: PositionEstimator {
         guard let pos = ClosedForm.bearingIntersection(lines: lines) else { return nil }
         // Covariance of the weighted linear problem: (Σ w n nᵀ)⁻¹ with weights from the solution's distances.
         var a11 = 0.0, a12 = 0.0, a22 = 0.0
-        for (k, (h, f)) in zip(headings, matched).enumerated() {
+        for (h, f) in zip(headings, matched) {
             let u = Bearing.unitVector(h.heading)
             let sigma = max(h.accuracy, 0.5) * .pi / 180
             let d = max(pos.distance(to: venue.landmarks[f].position), 1)
             let w = 1 / (sigma * sigma * d * d)
-            _ = k
             a11 += w * u.y * u.y; a12 -= w * u.y * u.x; a22 += w * u.x * u.x
         }
         let det = a11 * a22 - a12 * a12
@@ -104,12 +105,5 @@ public enum FriezeMatcher {
             if best == nil || diff + penalty < best!.1 { best = (f, diff + penalty) }
         }
         return best?.0
-    }
-}
-
-extension NoFixReason {
-    /// Combines "not enough identified headings" with why the RSSI fix that would match them failed.
-    func merging(_ other: NoFixReason) -> NoFixReason {
-        .degenerateGeometry("fewer than 2 identified headings and no RSSI fix to match the others (\(other))")
     }
 }

@@ -39,6 +39,7 @@ enum ClosedForm {
             let c = venue.beaconPositions[o.beacon]
             sx += w * c.x; sy += w * c.y; sw += w
         }
+        guard sw > 0, sw.isFinite else { return centroid(venue: venue, beacons: beacons, weighted: false) }
         return Point(sx / sw, sy / sw)
     }
 

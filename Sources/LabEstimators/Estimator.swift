@@ -127,7 +127,15 @@ public struct BeaconSet: Sendable, Hashable, Sequence {
         if i >= 64 && i < 128 { return high & (1 << UInt64(i - 64)) != 0 }
         return false
     }
-    public func makeIterator() -> IndexingIterator<[Int]> {
-        (0..<128).filter { contains($0) }.makeIterator()
+    /// The indices below 128, in increasing order (indices from 128 on are only counted).
+    public func makeIterator() -> Iterator { Iterator(low: low, high: high) }
+
+    public struct Iterator: IteratorProtocol {
+        var low: UInt64, high: UInt64
+        public mutating func next() -> Int? {
+            if low != 0 { let i = low.trailingZeroBitCount; low &= low - 1; return i }
+            if high != 0 { let i = high.trailingZeroBitCount; high &= high - 1; return 64 + i }
+            return nil
+        }
     }
 }

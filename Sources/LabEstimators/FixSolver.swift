@@ -20,6 +20,9 @@ final class FixSolver {
     enum Domain { case rssi, range }
 
     let domain: Domain
+    /// True when the advertisements of a window share one shadowing draw (correlated shadowing): then
+    /// averaging them adds no information and every beacon counts once.
+    var correlatedShadowing = false
     /// Walls whose losses the RSSI model includes (nil: free-space model).
     let walls: WallIndex?
     let exponent: Double
@@ -64,12 +67,19 @@ final class FixSolver {
         _ = gslErrorHandlerOff
         self.domain = domain
         self.walls = walls.flatMap { $0.isEmpty ? nil : $0 }
+
         self.exponent = exponent
         self.sigma = max(sigma, 0.1)
         let z = [Double](repeating: 0, count: max(capacity, 1))
         bx = z; by = z; bdz = z; bp0 = z; brssi = z; bweight = z; brange = z
         x0 = gsl_vector_alloc(2)
         covariance = gsl_matrix_alloc(2, 2)
+    }
+
+    /// A solver for `venue`: its beacon count, path-loss exponent, σ and shadowing correlation.
+    convenience init(venue: Venue, domain: Domain, walls: WallIndex? = nil) {
+        self.init(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: domain, walls: walls)
+        correlatedShadowing = venue.radio.correlationDistance != nil
     }
 
     deinit {
@@ -83,7 +93,7 @@ final class FixSolver {
         let i = rssiCount
         bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
         brange[i] = pow(10, (p0 - rssi) / (10 * exponent))
-        bweight[i] = Double(max(count, 1)).squareRoot() / sigma
+        bweight[i] = (correlatedShadowing ? 1 : Double(max(count, 1)).squareRoot()) / sigma
         if domain == .range { bweight[i] /= brange[i] * log(10) / (10 * exponent) }
         rssiCount += 1
     }
@@ -140,6 +150,24 @@ final class FixSolver {
         var cost = 0.0
         gsl_blas_ddot(f, f, &cost)
         return .success(Solution(position: p, covariance: cov, cost: cost))
+    }
+
+    /// The residuals at `p` as an array (for tests: the Jacobian is checked against finite differences).
+    func residuals(at p: Point) -> [Double] {
+        let n = rssiCount + bearingCount
+        let f = gsl_vector_alloc(n)!
+        defer { gsl_vector_free(f) }
+        residuals(x: p.x, y: p.y, into: f)
+        return (0..<n).map { gsl_vector_get(f, $0) }
+    }
+
+    /// The analytic Jacobian at `p`, one row (∂/∂x, ∂/∂y) per residual (for tests).
+    func jacobian(at p: Point) -> [(Double, Double)] {
+        let n = rssiCount + bearingCount
+        let J = gsl_matrix_alloc(n, 2)!
+        defer { gsl_matrix_free(J) }
+        jacobian(x: p.x, y: p.y, into: J)
+        return (0..<n).map { (gsl_matrix_get(J, $0, 0), gsl_matrix_get(J, $0, 1)) }
     }
 
     // MARK: residuals and Jacobian (called from C)

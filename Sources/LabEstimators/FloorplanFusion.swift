@@ -18,8 +18,7 @@ public final class FloorplanFusionEstimator: PositionEstimator {
     public init(venue: Venue) {
         self.venue = venue
         freeSpace = FusionEstimator(venue: venue)
-        solver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma,
-                           domain: .rssi, walls: venue.walls)
+        solver = FixSolver(venue: venue, domain: .rssi, walls: venue.walls)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {

@@ -13,8 +13,8 @@ public final class FusionEstimator: PositionEstimator {
 
     public init(venue: Venue) {
         self.venue = venue
-        rssiSolver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: .rssi)
-        solver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: .rssi)
+        rssiSolver = FixSolver(venue: venue, domain: .rssi)
+        solver = FixSolver(venue: venue, domain: .rssi)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
@@ -30,10 +30,10 @@ public final class FusionEstimator: PositionEstimator {
             if case .noFix(let reason) = rssiFix, headings.count < 2 { return .noFix(reason) }
             return .noFix(.degenerateGeometry("no RSSI fix and fewer than 2 identified headings to start from"))
         }
-        var matched: [Int] = []
+        var matched: [(heading: HeadingReading, frieze: Int)] = []
         for h in headings {
             guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: start, venue: venue) else { continue }
-            matched.append(f)
+            matched.append((h, f))
         }
         let rssiUsable = obs.count >= 3 && RSSIFit.collinearity(venue: venue, beacons: obs, scratch: &scratch) == nil
         if !rssiUsable && matched.count < 2 {
@@ -44,7 +44,7 @@ public final class FusionEstimator: PositionEstimator {
             solver.addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
                            p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
         }
-        for (h, f) in zip(headings, matched) {
+        for (h, f) in matched {
             solver.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)
         }
         switch solver.solve(from: venue.bounds.clamp(start)) {

@@ -16,8 +16,7 @@ public final class LeastSquaresEstimator: PositionEstimator {
     public init(venue: Venue, domain: Domain) {
         self.venue = venue
         kind = domain == .rssi ? .leastSquares : .leastSquaresRange
-        solver = FixSolver(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma,
-                           domain: domain == .rssi ? .rssi : .range)
+        solver = FixSolver(venue: venue, domain: domain == .rssi ? .rssi : .range)
         scratch = []
         scratch.reserveCapacity(venue.beaconCount)
     }

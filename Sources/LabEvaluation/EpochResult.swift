@@ -55,7 +55,13 @@ public struct EpochJudge: Sendable {
     /// The bound for what was actually received in this epoch (beacons heard, their reading counts,
     /// and any headings), m².
     public func crlb(for e: Epoch, observation o: Observation) -> Double {
-        bound.bound(at: e.truth, beacons: o.beacons.map { ($0.beacon, $0.count) })
+        // With correlated shadowing the advertisements of one window share their shadowing draw: one
+        // independent reading per beacon, however many were averaged.
+        let correlated = venue.radio.correlationDistance != nil
+        let bearings = o.headings.compactMap { h -> (landmark: Point, sigmaDegrees: Double)? in
+            (h.target ?? h.frieze).map { (venue.landmarks[$0].position, h.accuracy) }
+        }
+        return bound.bound(at: e.truth, beacons: o.beacons.map { ($0.beacon, correlated ? 1 : $0.count) }, bearings: bearings)
     }
 
     public func judge(_ outcome: EstimateOutcome, epoch e: Epoch, observation o: Observation, crlb: Double,

@@ -19,17 +19,24 @@ public struct CoverageModel: Sendable {
     /// circular Gaussian: sqrt(−2 ln 0.1)·σ = 1.517·DRMS (DRMS = sqrt(trace C)).
     public static let p90PerDRMS = (-2 * log(0.1)).squareRoot() / 2.0.squareRoot()
 
-    public init(scenario: Scenario, points: [Point], candidates: [Point], candidateHeight: Double? = nil) {
+    /// - Parameters:
+    ///   - heights, p0s: per candidate (nil entries, or nil arrays: the phone's height and the radio's P0);
+    ///     `candidateHeight` applies to all candidates when `heights` is nil.
+    public init(scenario: Scenario, points: [Point], candidates: [Point], candidateHeight: Double? = nil,
+                heights: [Double?]? = nil, p0s: [Double?]? = nil) {
         self.scenario = scenario
         self.points = points
         self.candidates = candidates
         var s = scenario
-        s.beacons = candidates.enumerated().map { Beacon(id: "c\($0)", position: $1, height: candidateHeight) }
+        s.beacons = candidates.enumerated().map {
+            Beacon(id: "c\($0)", position: $1, height: heights?[$0] ?? candidateHeight, p0: p0s?[$0] ?? nil)
+        }
         let pathLoss = PathLoss(scenario: s)
         let radio = scenario.radio
         let sigma = max(radio.sigma, 1e-6)
         let b = pow(10 * radio.exponent / (sigma * log(10)), 2)
-        let k = Double(radio.advertisementsPerWindow) * (1 - radio.packetLoss)
+        // With correlated shadowing a window's advertisements share one draw: one independent reading.
+        let k = radio.correlationDistance != nil ? 1 : Double(radio.advertisementsPerWindow) * (1 - radio.packetLoss)
         let n = points.count
         var a = [Double](repeating: 0, count: candidates.count * n), c = a, d = a
         for ci in candidates.indices {
@@ -39,7 +46,7 @@ public struct CoverageModel: Sendable {
                 let kEff = k * heard
                 if kEff < 0.5 { continue }
                 let dx = p.x - candidates[ci].x, dy = p.y - candidates[ci].y
-                let dz = (candidateHeight ?? radio.receiverHeight) - radio.receiverHeight
+                let dz = (s.beacons[ci].height ?? radio.receiverHeight) - radio.receiverHeight
                 let d2 = max(dx * dx + dy * dy + dz * dz, 0.01)
                 let w = b * kEff / (d2 * d2)
                 a[ci * n + pi] = w * dx * dx; c[ci * n + pi] = w * dx * dy; d[ci * n + pi] = w * dy * dy

@@ -90,8 +90,10 @@ public struct Tuner: Sendable {
         let flat = options.flatMap { $0 }
         let offsets = options.reduce(into: [0]) { $0.append($0.last! + $1.count) }
         progress?("predicting \(flat.count) positions at \(points.count) points")
+        // Each beacon keeps its own mounting height and power wherever it moves.
+        let owners = options.enumerated().flatMap { i, list in list.map { _ in scenario.beacons[i] } }
         let model = CoverageModel(scenario: scenario, points: points, candidates: flat,
-                                  candidateHeight: nil)
+                                  heights: owners.map(\.height), p0s: owners.map(\.p0))
         var layout = scenario.beacons.indices.map { offsets[$0] }  // each beacon at its current position
         let coverage = self.options.coverage
         /// (area P90, mean log P90): lower is better, compared in that order.

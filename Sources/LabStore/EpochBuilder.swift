@@ -32,7 +32,8 @@ public struct EpochBuilder: Sendable {
     /// The window holding time `t`. The tiny relative guard keeps a time that is k·W in exact arithmetic
     /// (but a few ulps below after repeated additions) in window k.
     @inline(__always) public func windowIndex(_ t: Double) -> Int {
-        Int((t / window + 1e-9).rounded(.down))
+        // Clamped so that a crafted recording with an absurd (but finite) time cannot trap the conversion.
+        Int(max(min((t / window + 1e-9).rounded(.down), 1e15), -1e15))
     }
 
     public func epochs(_ r: Recording) -> Result {

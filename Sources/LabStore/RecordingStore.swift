@@ -311,7 +311,7 @@ public enum RecordingStore {
         while let r = try hrows.next() {
             let h = HeadingReading(t: r[0], heading: r[1], accuracy: r[2], frieze: r[3], target: r[4])
             let valid = { (i: Int?) in i.map { $0 >= 0 && $0 < landmarks.count } ?? true }
-            guard h.t.isFinite, h.heading.isFinite, valid(h.frieze), valid(h.target) else {
+            guard h.t.isFinite, h.heading.isFinite, h.accuracy.isFinite, valid(h.frieze), valid(h.target) else {
                 throw bad("heading_samples", "sample \(headings.count + 1) is not a valid heading")
             }
             headings.append(h)

@@ -193,7 +193,8 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         let parallel = Observation(beacons: [], headings: [
             HeadingReading(t: 0, heading: 0, accuracy: 5, frieze: 0, target: 0),
             HeadingReading(t: 0, heading: 0, accuracy: 5, frieze: 0, target: 0)])
-        guard case .noFix = est.locate(parallel) else { Issue.record("parallel lines gave a fix"); return }
+        guard case .noFix(.degenerateGeometry(let why)) = est.locate(parallel) else { Issue.record("parallel lines gave a fix"); return }
+        #expect(why.contains("parallel"))
     }
 }
 
@@ -236,6 +237,33 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
                 default:
                     Issue.record("\(kind), \(t.name): a fix in one world and none in the other")
                 }
+            }
+        }
+    }
+}
+
+@Suite struct JacobianTests {
+    /// The analytic Jacobian of every residual kind matches central finite differences.
+    @Test(arguments: [FixSolver.Domain.rssi, .range])
+    func analyticJacobianMatchesFiniteDifferences(domain: FixSolver.Domain) {
+        let venue = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
+        let solver = FixSolver(venue: venue, domain: domain)
+        var r = TestRandom(5)
+        for i in 0..<5 {
+            solver.addRSSI(position: venue.beaconPositions[i], heightOffset: venue.beaconHeightOffset[i], p0: -59,
+                           rssi: -60 - 20 * r.next(), count: 1 + i)
+        }
+        for k in 0..<3 { solver.addBearing(landmark: friezePositions[k], headingDegrees: 360 * r.next(), sigmaDegrees: 5) }
+        for _ in 0..<20 {
+            let p = Point(r.uniform(1, 19), r.uniform(1, 14))
+            let J = solver.jacobian(at: p)
+            let h = 1e-6
+            let fxp = solver.residuals(at: p + Point(h, 0)), fxm = solver.residuals(at: p - Point(h, 0))
+            let fyp = solver.residuals(at: p + Point(0, h)), fym = solver.residuals(at: p - Point(0, h))
+            for row in J.indices {
+                let dx = (fxp[row] - fxm[row]) / (2 * h), dy = (fyp[row] - fym[row]) / (2 * h)
+                #expect(abs(J[row].0 - dx) <= 1e-5 * max(1, abs(dx)), "row \(row) ∂x at \(p): \(J[row].0) vs \(dx)")
+                #expect(abs(J[row].1 - dy) <= 1e-5 * max(1, abs(dy)), "row \(row) ∂y at \(p): \(J[row].1) vs \(dy)")
             }
         }
     }

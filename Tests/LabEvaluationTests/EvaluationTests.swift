@@ -11,7 +11,9 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
 @Suite struct MetricsTests {
     @Test func statisticsOfAKnownSample() {
         let errors = (1...100).map(Double.init)
-        let s = ErrorStatistics(errors: errors.shuffled(), attempts: 125)
+        // Out of order on purpose (a fixed permutation: reversed, then every other one first).
+        let shuffled = errors.reversed().enumerated().sorted { ($0.offset % 2, $0.offset) < ($1.offset % 2, $1.offset) }.map(\.element)
+        let s = ErrorStatistics(errors: shuffled, attempts: 125)
         #expect(s.count == 125 && s.fixes == 100)
         #expect(s.availability == 0.8)
         #expect(s.mean == 50.5)

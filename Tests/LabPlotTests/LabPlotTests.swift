@@ -226,7 +226,6 @@ import LabEvaluation
     }
 
     @Test func estimatorsKeepTheirStyleAcrossFigures() {
-        #expect(ResultFigures.style(forEstimator: "fusion") == ResultFigures.style(forEstimator: "fusion"))
         let colors = ResultFigures.estimatorOrder.map { ResultFigures.style(forEstimator: $0).color }
         #expect(Set(colors).count == colors.count, "every estimator has its own colour")
     }
