@@ -98,6 +98,14 @@ final class FixSolver {
         rssiCount += 1
     }
 
+    /// One RSSI term per beacon observed, with the venue's beacon position, height and power.
+    func addRSSI(_ observations: [BeaconObservation], venue: Venue) {
+        for o in observations {
+            addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
+                    p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
+        }
+    }
+
     func addBearing(landmark: Point, headingDegrees: Double, sigmaDegrees: Double) {
         if lx.count == bearingCount {
             lx.append(0); ly.append(0); lheading.append(0); lweight.append(0)

@@ -27,10 +27,7 @@ public final class FloorplanFusionEstimator: PositionEstimator {
         let obs = observation.beacons
         let headings = venue.friezes.isEmpty ? [] : observation.headings
         solver.reset()
-        for o in obs {
-            solver.addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
-                           p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
-        }
+        solver.addRSSI(obs, venue: venue)
         for h in headings {
             guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: plain.position, venue: venue) else { continue }
             solver.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)

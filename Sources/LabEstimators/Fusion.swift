@@ -40,10 +40,7 @@ public final class FusionEstimator: PositionEstimator {
             return .noFix(.tooFewBeacons(heard: obs.count, needed: 3))
         }
         solver.reset()
-        for o in obs {
-            solver.addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
-                           p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
-        }
+        solver.addRSSI(obs, venue: venue)
         for (h, f) in matched {
             solver.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)
         }

@@ -35,10 +35,7 @@ enum RSSIFit {
         let start = venue.bounds.clamp(ClosedForm.linearTrilateration(venue: venue, beacons: obs)
                                        ?? ClosedForm.centroid(venue: venue, beacons: obs, weighted: true))
         solver.reset()
-        for o in obs {
-            solver.addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
-                           p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
-        }
+        solver.addRSSI(obs, venue: venue)
         switch solver.solve(from: start) {
         case .failure(let reason): return .noFix(reason)
         case .success(let s):
