@@ -120,8 +120,8 @@ struct YAMLMapping {
     }
 }
 
-/// Levenshtein distance, for "did you mean" hints on unknown keys.
-func editDistance(_ a: String, _ b: String) -> Int {
+/// Levenshtein distance, for "did you mean" hints (unknown keys, scenario names).
+public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }

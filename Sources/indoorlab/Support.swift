@@ -17,8 +17,8 @@ func loadScenario(_ nameOrPath: String) throws -> Scenario {
         let path = resolveScenarioPath(nameOrPath)
         if !FileManager.default.fileExists(atPath: path) && !nameOrPath.contains("/") && !nameOrPath.hasSuffix(".yaml") {
             let names = bundledScenarioPaths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
-            let close = names.min { closeness($0, nameOrPath) < closeness($1, nameOrPath) }
-            let hint = close.map { closeness($0, nameOrPath) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+            let close = names.min { editDistance($0, nameOrPath) < editDistance($1, nameOrPath) }
+            let hint = close.map { editDistance($0, nameOrPath) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
             throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(hint); bundled: \(names.joined(separator: ", "))")
         }
         return try ScenarioLoader.load(path: path)
@@ -32,18 +32,6 @@ func creationDate() -> Date {
     return Date()
 }
 
-/// Levenshtein distance, for "did you mean" hints.
-func closeness(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-    var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        cur[0] = i
-        for j in 1...b.count { cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)) }
-        swap(&prev, &cur)
-    }
-    return prev[b.count]
-}
 
 /// Runs `body`, printing input errors (with file, line and field) and exiting with code 2 on them.
 func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
