@@ -16,10 +16,14 @@ struct IndoorLab: ParsableCommand {
         commandName: "indoorlab",
         abstract: "Simulate, estimate, evaluate and plot BLE indoor positioning.",
         discussion: """
-        Data flows one way: scenario (YAML) → simulated or recorded readings → fixes → results → plots.
-        Exit codes: 0 success, 1 a check failed (a replay regression, a planning target out of reach),
-        2 bad input (the file, line and field are named), 64 a wrong option.
+        Data flows one way: scenario (YAML) → readings → fixes → results → plots.
         Every random draw comes from --seed: the same inputs give the same outputs.
+
+        Exit codes:
+          0   success
+          1   a check failed (a replay regression, a planning target out of reach)
+          2   bad input (the file, line and field are named)
+          64  a wrong option
         """,
         subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Bench.self])
 }
