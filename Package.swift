@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "IndoorLocator", targets: ["IndoorLocator"]),
+        .library(name: "IndoorLocatorScenarios", targets: ["IndoorLocatorScenarios"]),
         .executable(name: "indoorlab", targets: ["indoorlab"]),
     ],
     dependencies: [
@@ -20,39 +21,44 @@ let package = Package(
         .target(name: "CHeapStats"),
         .systemLibrary(name: "CPLplot", pkgConfig: "plplot", providers: [.apt(["libplplot-dev", "plplot-driver-cairo"])]),
 
-        // Geometry, the scenario model and its loader/validator, readings, errors.
-        .target(name: "LabCore", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // The pure model: geometry, scenario types, venue, walls, readings, errors, and the shared maths
+        // (Fisher information, quantiles, RSSI↔range, the JSON format). No I/O libraries.
+        .target(name: "LabCore"),
+        // Scenario files: the YAML reader and validator, the writer, bundled-scenario lookup. The only Yams user.
+        .target(name: "LabScenarioIO", dependencies: ["LabCore", .product(name: "Yams", package: "Yams")]),
         // Radio and compass models, walks, seeded noise: scenario -> epochs.
         .target(name: "LabSimulation", dependencies: ["LabCore", "CGSL"]),
-        // The estimator protocol and each estimator: epoch -> fix.
+        // The estimator protocol, the registry, one file per estimator: epoch -> fix.
         .target(name: "LabEstimators", dependencies: ["LabCore", "CGSL"]),
-        // Metrics, the Cramér–Rao bound, the tournament and its leaderboard: fixes -> results.
-        .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "CGSL"]),
-        // Recordings in SQLite (GRDB), importers, calibration.
-        .target(name: "LabStore", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "CGSL", .product(name: "GRDB", package: "GRDB.swift")]),
-        // Figures over PLplot: results -> plots.
-        .target(name: "LabPlot", dependencies: ["LabCore", "LabEvaluation", "CPLplot"]),
+        // Every file format: recordings in SQLite (GRDB), importers, the CSV scanner, results files.
+        .target(name: "LabStore", dependencies: ["LabCore", "LabSimulation", "LabEstimators", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Judging: metrics, the Cramér–Rao bound, the tournament, leaderboard, replay, baselines, calibration.
+        .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabStore", "CGSL"]),
+        // Every figure, over PLplot: results -> plots.
+        .target(name: "LabPlot", dependencies: ["LabCore", "LabEstimators", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
         // Beacon-count planner and layout tuner.
-        .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
+        .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
         // The shipped library: the tournament's winner behind a small public API.
         .target(name: "IndoorLocator", dependencies: ["LabCore", "LabEstimators"]),
-        // The command-line tool, one file per subcommand.
+        // Loading an IndoorLocator from a scenario file (a separate product: it brings Yams).
+        .target(name: "IndoorLocatorScenarios", dependencies: ["IndoorLocator", "LabCore", "LabScenarioIO"]),
+        // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator", "CHeapStats",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator", "CHeapStats",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
-        .executableTarget(name: "LocatorExample", dependencies: ["IndoorLocator"], path: "Examples/LocatorExample"),
+        .executableTarget(name: "LocatorExample", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"], path: "Examples/LocatorExample"),
 
-        .testTarget(name: "LabCoreTests", dependencies: ["LabCore"]),
-        .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabSimulation"]),
-        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation"]),
-        .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
-        .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabEstimators", "LabEvaluation", "LabPlanning"]),
+        .testTarget(name: "LabCoreTests", dependencies: ["LabCore", "LabScenarioIO"]),
+        .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation"]),
+        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation"]),
+        .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "IndoorLocatorScenarios"]),
+        .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
-        .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator"]),
+        .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"]),
-        .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabEvaluation", "LabEstimators"]),
-        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabSimulation", "LabEvaluation", "LabEstimators"]),
+        .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
+        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators"]),
     ]
 )

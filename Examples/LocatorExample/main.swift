@@ -2,6 +2,7 @@
 // Run: swift run LocatorExample [SCENARIO.yaml]
 import Foundation
 import IndoorLocator
+import IndoorLocatorScenarios  // only for init(scenarioAt:)
 
 let venueUUID = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
 

@@ -13,8 +13,8 @@ internal import LabEstimators
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
 public final class IndoorLocator: @unchecked Sendable {
-    /// The tournament estimator this library ships.
-    public static let estimatorName = "floorplan-fusion"
+    /// The name of the tournament estimator this library ships (``EstimatorRegistry/shipped`` in the lab).
+    public static let estimatorName = EstimatorKind.shipped.rawValue
 
     /// The beacons, in the order given.
     public let beacons: [BeaconPlacement]
@@ -94,31 +94,7 @@ public final class IndoorLocator: @unchecked Sendable {
                       beaconHeightOffset: beacons.map { ($0.height ?? pathLoss.receiverHeight) - pathLoss.receiverHeight },
                       landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) },
                       walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
-        estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName)!.make(venue: venue)
-    }
-
-    /// Creates a locator from an IndoorLab scenario file: its beacons (with iBeacon identities),
-    /// radio model, bounds, walls and friezes.
-    /// - Throws: ``LocatorError`` naming the file, line and field of any problem, or a beacon without
-    ///   uuid/major/minor.
-    public convenience init(scenarioAt path: String) throws {
-        let s: Scenario
-        do { s = try ScenarioLoader.load(path: path) } catch { throw LocatorError("\(error)") }
-        var placements: [BeaconPlacement] = []
-        for (i, b) in s.beacons.enumerated() {
-            guard let u = b.uuid.flatMap(UUID.init(uuidString:)), let major = b.major, let minor = b.minor else {
-                throw LocatorError("\(path): beacons[\(i)] ('\(b.id)') has no iBeacon identity (uuid, major, minor)")
-            }
-            placements.append(BeaconPlacement(identity: BeaconIdentity(uuid: u, major: UInt16(major), minor: UInt16(minor)),
-                                              position: Position(x: b.position.x, y: b.position.y), height: b.height, measuredPower: b.p0))
-        }
-        let r = s.radio
-        try self.init(beacons: placements,
-                      pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
-                                              receiverHeight: r.receiverHeight, scanWindow: r.scanWindow),
-                      friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
-                      walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
-                      area: (s.bounds.maxX, s.bounds.maxY))
+        estimator = EstimatorKind.shipped.make(venue: venue)
     }
 
     /// Locates from one scan: the samples are averaged per beacon (in dBm). Samples from beacons the

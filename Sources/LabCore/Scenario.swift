@@ -131,7 +131,35 @@ public struct RadioModel: Sendable, Hashable {
 
     /// Inverse of the path-loss law: d = 10^((P0 − RSSI) / (10·n)), metres.
     @inlinable public func distance(rssi: Double, p0: Double) -> Double {
-        pow(10, (p0 - rssi) / (10 * exponent))
+        RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
+    }
+
+    /// d = 10^((P0 − RSSI) / (10·n)), metres: the one RSSI→range conversion of the lab.
+    @inlinable public static func distance(rssi: Double, p0: Double, exponent n: Double) -> Double {
+        pow(10, (p0 - rssi) / (10 * n))
+    }
+
+    /// A beacon's RSSI at 1 m, dBm: its own when it has one, else the radio model's.
+    @inlinable public func p0(beacon own: Double?) -> Double { own ?? p0 }
+
+    /// A beacon's height above the phone, metres: its mounting height (the phone's when it has none)
+    /// minus the phone's. 0 for the 2-D case.
+    @inlinable public func heightOffset(beaconHeight h: Double?) -> Double { (h ?? receiverHeight) - receiverHeight }
+
+    /// Expected number of independent readings of one beacon in a scan window, where its mean RSSI
+    /// (walls included) is `mean`:
+    ///
+    ///     k_eff = k · (1 − packet loss) · P(RSSI ≥ sensitivity),   P = ½·erfc(−(mean − sensitivity) / (σ·√2))
+    ///
+    /// with k the advertisements per window; with correlated shadowing a window's readings share one draw,
+    /// so k_eff = P(heard) (one independent reading). Below half a reading per window the beacon counts as
+    /// not heard (0). This is what the √CRLB map and the planner count.
+    public func expectedIndependentReadings(meanRSSI mean: Double) -> Double {
+        let s = max(sigma, FisherInformation.minimumSigmaDB)
+        let k = correlationDistance != nil ? 1 : Double(advertisementsPerWindow) * (1 - packetLoss)
+        let heard = 0.5 * erfc(-(mean - sensitivity) / (s * 2.0.squareRoot()))
+        let kEff = k * heard
+        return kEff < 0.5 ? 0 : kEff
     }
 }
 

@@ -34,8 +34,8 @@ public struct Venue: Sendable {
 
     public init(_ s: Scenario) {
         self.init(name: s.name, bounds: s.bounds, radio: s.radio, beaconIDs: s.beacons.map(\.id),
-                  beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { $0.p0 ?? s.radio.p0 },
-                  beaconHeightOffset: s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight },
+                  beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { s.radio.p0(beacon: $0.p0) },
+                  beaconHeightOffset: s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) },
                   landmarks: s.landmarks, rooms: s.rooms, walls: s.walls)
     }
 

@@ -7,7 +7,9 @@ import LabCore
 /// current position agrees best — from an RSSI least-squares fix at first, then from the refined
 /// position, until the matching is stable. The fix names the frieze in view (that of the last heading).
 public final class BearingEstimator: PositionEstimator {
-    public let kind = EstimatorKind.bearing
+    public static let name = "bearing"
+    public static let summary = "bearing lines to friezes intersected; unidentified headings matched"
+    public static let inputs = EstimatorInputs(uses: [.headings, .rssi], minimumBeacons: 0, minimumHeadings: 2)
     let venue: Venue
     let solver: FixSolver
     private var scratch: [Point] = []
@@ -39,7 +41,7 @@ public final class BearingEstimator: PositionEstimator {
                     : "fewer than 2 identified headings and no RSSI fix to match the others (\(reason))"))
             }
         }
-        var result: (position: Point, covariance: (Double, Double, Double))?
+        var result: (position: Point, covariance: Covariance2?)?
         var used: [Int] = []
         for _ in 0..<5 {
             let m = match(headings, from: position)
@@ -54,9 +56,9 @@ public final class BearingEstimator: PositionEstimator {
         guard let result else {
             return .noFix(.degenerateGeometry("the bearing lines are parallel: the friezes lie in one direction"))
         }
-        let radius = (result.covariance.0 + result.covariance.2).squareRoot()
+        let radius = result.covariance?.drms
         // Lines that meet far outside the venue are near-parallel: keep the fix inside, as least squares does.
-        return .fix(Fix(position: venue.bounds.clamp(result.position), uncertainty: radius.isFinite ? radius : nil, frieze: used.last))
+        return .fix(Fix(position: venue.bounds.clamp(result.position), uncertainty: radius.flatMap { $0.isFinite ? $0 : nil }, frieze: used.last))
     }
 
     /// For each heading, its identified frieze, or the visible frieze whose bearing from `p` is closest.
@@ -67,8 +69,8 @@ public final class BearingEstimator: PositionEstimator {
         }
     }
 
-    /// Weighted intersection of the bearing lines and its covariance; nil when degenerate.
-    func intersect(headings: [HeadingReading], matched: [Int], around p: Point?) -> (position: Point, covariance: (Double, Double, Double))? {
+    /// Weighted intersection of the bearing lines and its covariance (nil when singular); nil when degenerate.
+    func intersect(headings: [HeadingReading], matched: [Int], around p: Point?) -> (position: Point, covariance: Covariance2?)? {
         guard headings.count >= 2 else { return nil }
         var lines: [(landmark: Point, heading: Double, weight: Double)] = []
         lines.reserveCapacity(headings.count)
@@ -79,17 +81,15 @@ public final class BearingEstimator: PositionEstimator {
             lines.append((l, h.heading, 1 / (sigma * sigma * d * d)))
         }
         guard let pos = ClosedForm.bearingIntersection(lines: lines) else { return nil }
-        // Covariance of the weighted linear problem: (Σ w n nᵀ)⁻¹ with weights from the solution's distances.
-        var a11 = 0.0, a12 = 0.0, a22 = 0.0
+        // Covariance of the weighted linear problem: the inverse of the bearings' Fisher information, with
+        // distances from the solution (the lines' directions are the measured headings).
+        var information = FisherInformation.zero
         for (h, f) in zip(headings, matched) {
-            let u = Bearing.unitVector(h.heading)
             let sigma = max(h.accuracy, 0.5) * .pi / 180
             let d = max(pos.distance(to: venue.landmarks[f].position), 1)
-            let w = 1 / (sigma * sigma * d * d)
-            a11 += w * u.y * u.y; a12 -= w * u.y * u.x; a22 += w * u.x * u.x
+            information += .bearing(lineOfSight: Bearing.unitVector(h.heading), distance: d, sigmaRadians: sigma)
         }
-        let det = a11 * a22 - a12 * a12
-        return (pos, (a22 / det, -a12 / det, a11 / det))
+        return (pos, information.inverse)
     }
 }
 
@@ -106,4 +106,8 @@ public enum FriezeMatcher {
         }
         return best?.0
     }
+}
+
+extension EstimatorKind {
+    public static let bearing = EstimatorKind(BearingEstimator.self)
 }

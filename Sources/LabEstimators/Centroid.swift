@@ -1,20 +1,44 @@
 import LabCore
 
-/// Baselines: the centroid of the heard beacons, or their centroid weighted by 1/range².
+/// Baseline: the mean position of the heard beacons.
 public final class CentroidEstimator: PositionEstimator {
-    public let kind: EstimatorKind
+    public static let name = "centroid"
+    public static let summary = "mean position of the beacons heard"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
     let venue: Venue
-    let weighted: Bool
 
-    public init(venue: Venue, weighted: Bool) {
-        self.venue = venue; self.weighted = weighted
-        kind = weighted ? .weightedCentroid : .centroid
-    }
+    public init(venue: Venue) { self.venue = venue }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
+        CentroidFix.locate(observation, venue: venue, weighted: false)
+    }
+}
+
+/// Baseline: the heard beacons' positions weighted by 1/range² (range from the path-loss law).
+public final class WeightedCentroidEstimator: PositionEstimator {
+    public static let name = "weighted-centroid"
+    public static let summary = "beacon positions weighted by 1/range²"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
+    let venue: Venue
+
+    public init(venue: Venue) { self.venue = venue }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome {
+        CentroidFix.locate(observation, venue: venue, weighted: true)
+    }
+}
+
+/// The fix both centroid baselines give.
+enum CentroidFix {
+    static func locate(_ observation: Observation, venue: Venue, weighted: Bool) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
         let p = ClosedForm.centroid(venue: venue, beacons: observation.beacons, weighted: weighted)
         return .fix(Fix(position: p, beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
     }
+}
+
+extension EstimatorKind {
+    public static let centroid = EstimatorKind(CentroidEstimator.self)
+    public static let weightedCentroid = EstimatorKind(WeightedCentroidEstimator.self)
 }

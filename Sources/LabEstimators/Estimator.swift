@@ -55,58 +55,115 @@ public enum EstimateOutcome: Sendable, Hashable {
 
 /// One way of turning an epoch's observation into a position.
 ///
-/// Estimators are built for one ``Venue`` and may keep workspaces between calls, so an instance is
-/// used by one task at a time; make one per task (``EstimatorKind/make(venue:)``).
+/// Each estimator type describes itself — its command-line name, a one-line summary and the inputs it
+/// uses — and is built from a ``Venue``, the way an ArgumentParser command carries its own name and help.
+/// ``EstimatorRegistry/all`` lists every type once; option parsing, the tournament, plot styles and the
+/// benchmark all read that list.
+///
+/// Estimators may keep workspaces between calls, so an instance is used by one task at a time; make one
+/// per task (``EstimatorKind/make(venue:)``).
 public protocol PositionEstimator: AnyObject {
-    var kind: EstimatorKind { get }
+    /// The command-line name, e.g. `least-squares`: unique, kebab-case.
+    static var name: String { get }
+    /// One line on what the estimator does, for `--help` and README.
+    static var summary: String { get }
+    /// What it uses of an observation and the venue.
+    static var inputs: EstimatorInputs { get }
+    /// A new estimator for `venue`.
+    init(venue: Venue)
     func locate(_ observation: Observation) -> EstimateOutcome
 }
 
-/// Every estimator the lab knows, by its command-line name.
-public enum EstimatorKind: String, Sendable, Hashable, CaseIterable, Codable, Comparable {
-    case trilateration
-    case leastSquares = "least-squares"
-    case leastSquaresRange = "least-squares-range"
-    case proximity
-    case bearing
-    case centroid
-    case weightedCentroid = "weighted-centroid"
-    case fusion
-    case floorplanFusion = "floorplan-fusion"
+extension PositionEstimator {
+    /// This estimator's entry in the registry.
+    public var kind: EstimatorKind { EstimatorKind(Self.self) }
+}
 
-    public static func < (a: EstimatorKind, b: EstimatorKind) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+/// What an estimator uses, and the least it needs for a fix.
+public struct EstimatorInputs: Sendable, Hashable {
+    /// Kinds of input.
+    public struct Sources: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Mean RSSI per heard beacon.
+        public static let rssi = Sources(rawValue: 1)
+        /// Compass headings toward friezes (identified or to be matched).
+        public static let headings = Sources(rawValue: 2)
+        /// The venue's walls and their losses.
+        public static let walls = Sources(rawValue: 4)
     }
+
+    /// What it reads.
+    public var uses: Sources
+    /// The fewest heard beacons that give a fix from RSSI alone; 0 when RSSI alone never does.
+    public var minimumBeacons: Int
+    /// The fewest headings that give a fix from headings alone; nil when headings alone never do.
+    public var minimumHeadings: Int?
+
+    public init(uses: Sources, minimumBeacons: Int, minimumHeadings: Int? = nil) {
+        self.uses = uses; self.minimumBeacons = minimumBeacons; self.minimumHeadings = minimumHeadings
+    }
+
+    /// "rssi, headings, walls" (for help text and tables).
+    public var names: [String] {
+        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls")].filter { uses.contains($0.0) }.map(\.1)
+    }
+}
+
+/// An estimator in the registry, by its command-line name: what results, options and baselines refer to.
+///
+/// Ordered by position in ``EstimatorRegistry/all`` (the leaderboard's tie-break and the plot styles' order).
+public struct EstimatorKind: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    /// Position in ``EstimatorRegistry/all``.
+    public let index: Int
+
+    /// The kind of a registered estimator type. A type missing from the registry is a programmer error.
+    public init(_ type: any PositionEstimator.Type) {
+        guard let i = EstimatorRegistry.all.firstIndex(where: { $0 == type }) else {
+            preconditionFailure("\(type) is not listed in EstimatorRegistry.all")
+        }
+        index = i
+    }
+
+    /// The registered estimator of that name, or nil.
+    public init?(rawValue name: String) {
+        guard let i = EstimatorRegistry.all.firstIndex(where: { $0.name == name }) else { return nil }
+        index = i
+    }
+
+    /// Every registered estimator, in registry order.
+    public static var allCases: [EstimatorKind] { EstimatorRegistry.all.indices.map { EstimatorKind(index: $0) } }
+
+    private init(index: Int) { self.index = index }
+
+    public var type: any PositionEstimator.Type { EstimatorRegistry.all[index] }
+    /// The command-line name.
+    public var rawValue: String { type.name }
+    public var summary: String { type.summary }
+    public var inputs: EstimatorInputs { type.inputs }
+    public var description: String { rawValue }
 
     /// A new estimator of this kind for `venue`.
-    public func make(venue: Venue) -> any PositionEstimator {
-        switch self {
-        case .trilateration: return TrilaterationEstimator(venue: venue)
-        case .leastSquares: return LeastSquaresEstimator(venue: venue, domain: .rssi)
-        case .leastSquaresRange: return LeastSquaresEstimator(venue: venue, domain: .range)
-        case .proximity: return ProximityEstimator(venue: venue)
-        case .bearing: return BearingEstimator(venue: venue)
-        case .centroid: return CentroidEstimator(venue: venue, weighted: false)
-        case .weightedCentroid: return CentroidEstimator(venue: venue, weighted: true)
-        case .fusion: return FusionEstimator(venue: venue)
-        case .floorplanFusion: return FloorplanFusionEstimator(venue: venue)
+    public func make(venue: Venue) -> any PositionEstimator { type.init(venue: venue) }
+
+    public static func < (a: EstimatorKind, b: EstimatorKind) -> Bool { a.index < b.index }
+
+    public init(from decoder: Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let k = EstimatorKind(rawValue: name) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                debugDescription: "unknown estimator '\(name)'; known: \(EstimatorKind.allCases.map(\.rawValue).joined(separator: ", "))"))
         }
+        self = k
     }
 
-    /// One line on what the estimator does, for `--help` and README.
-    public var summary: String {
-        switch self {
-        case .trilateration: return "two strongest beacons' circles intersected, the third picks the point"
-        case .leastSquares: return "GSL Levenberg–Marquardt, RSSI-domain residuals (maximum likelihood)"
-        case .leastSquaresRange: return "GSL Levenberg–Marquardt, range-domain residuals"
-        case .proximity: return "nearest beacon of the best CLProximity bucket"
-        case .bearing: return "bearing lines to friezes intersected; unidentified headings matched"
-        case .centroid: return "mean position of the beacons heard"
-        case .weightedCentroid: return "beacon positions weighted by 1/range²"
-        case .fusion: return "RSSI and bearings in one GSL least-squares problem"
-        case .floorplanFusion: return "fusion whose RSSI model includes the walls crossed (multi-start)"
-        }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
     }
+
+    /// "a, b, c": every registered name, for messages.
+    public static var knownNames: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// A set of beacon indices without heap allocation (indices 0–127 are kept; beyond, only counted).

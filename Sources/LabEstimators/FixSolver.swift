@@ -92,7 +92,7 @@ final class FixSolver {
     func addRSSI(position: Point, heightOffset: Double, p0: Double, rssi: Double, count: Int) {
         let i = rssiCount
         bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
-        brange[i] = pow(10, (p0 - rssi) / (10 * exponent))
+        brange[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
         bweight[i] = (correlatedShadowing ? 1 : Double(max(count, 1)).squareRoot()) / sigma
         if domain == .range { bweight[i] /= brange[i] * log(10) / (10 * exponent) }
         rssiCount += 1
@@ -118,7 +118,7 @@ final class FixSolver {
 
     struct Solution {
         var position: Point
-        var covariance: (xx: Double, xy: Double, yy: Double)?
+        var covariance: Covariance2?
         /// Sum of squared (normalised) residuals at the solution: −2 log-likelihood up to a constant.
         var cost: Double
     }
@@ -149,10 +149,10 @@ final class FixSolver {
         let x = gsl_multifit_nlinear_position(ws.w)!
         let p = Point(gsl_vector_get(x, 0), gsl_vector_get(x, 1))
         guard p.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
-        var cov: (Double, Double, Double)? = nil
+        var cov: Covariance2? = nil
         if gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(ws.w), 1e-12, covariance) == GSL_SUCCESS {
-            let c = (gsl_matrix_get(covariance, 0, 0), gsl_matrix_get(covariance, 0, 1), gsl_matrix_get(covariance, 1, 1))
-            if c.0.isFinite && c.2.isFinite && c.0 >= 0 && c.2 >= 0 { cov = c }
+            let c = Covariance2(xx: gsl_matrix_get(covariance, 0, 0), xy: gsl_matrix_get(covariance, 0, 1), yy: gsl_matrix_get(covariance, 1, 1))
+            if c.xx.isFinite && c.yy.isFinite && c.xx >= 0 && c.yy >= 0 { cov = c }
         }
         let f = gsl_multifit_nlinear_residual(ws.w)!
         var cost = 0.0

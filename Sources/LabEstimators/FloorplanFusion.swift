@@ -9,7 +9,9 @@ import LabCore
 /// the centroid) — and keeps the solution with the lowest cost. (Stopping early when the first fit passes
 /// a χ² test was tried: wrong rooms often fit well enough to pass it.) Without walls it is ``FusionEstimator``.
 public final class FloorplanFusionEstimator: PositionEstimator {
-    public let kind = EstimatorKind.floorplanFusion
+    public static let name = "floorplan-fusion"
+    public static let summary = "fusion whose RSSI model includes the walls crossed (multi-start)"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls], minimumBeacons: 3, minimumHeadings: 2)
     let venue: Venue
     let freeSpace: FusionEstimator
     let solver: FixSolver
@@ -48,8 +50,12 @@ public final class FloorplanFusionEstimator: PositionEstimator {
         }
         guard let best else { return first }
         let p = venue.bounds.clamp(best.position)
-        return .fix(Fix(position: p, uncertainty: best.covariance.map { ($0.xx + $0.yy).squareRoot() },
+        return .fix(Fix(position: p, uncertainty: best.covariance?.drms,
                         beaconsUsed: plain.beaconsUsed,
                         frieze: headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }))
     }
+}
+
+extension EstimatorKind {
+    public static let floorplanFusion = EstimatorKind(FloorplanFusionEstimator.self)
 }

@@ -5,7 +5,9 @@ import LabCore
 /// Unidentified headings are matched from the RSSI fix. Without headings it equals least squares;
 /// with ≥ 2 headings it works even when fewer than 3 beacons are heard.
 public final class FusionEstimator: PositionEstimator {
-    public let kind = EstimatorKind.fusion
+    public static let name = "fusion"
+    public static let summary = "RSSI and bearings in one GSL least-squares problem"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .headings], minimumBeacons: 3, minimumHeadings: 2)
     let venue: Venue
     let rssiSolver: FixSolver
     let solver: FixSolver
@@ -49,8 +51,12 @@ public final class FusionEstimator: PositionEstimator {
         case .success(let s):
             let p = venue.bounds.clamp(s.position)
             let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
-            return .fix(Fix(position: p, uncertainty: s.covariance.map { ($0.xx + $0.yy).squareRoot() },
+            return .fix(Fix(position: p, uncertainty: s.covariance?.drms,
                             beaconsUsed: BeaconSet(obs.lazy.map(\.beacon)), frieze: inView))
         }
     }
+}
+
+extension EstimatorKind {
+    public static let fusion = EstimatorKind(FusionEstimator.self)
 }

@@ -3,20 +3,19 @@ import LabCore
 /// Least squares over all heard beacons with GSL's trust-region Levenberg–Marquardt
 /// (`gsl_multifit_nlinear`), analytic Jacobian, started from linearised trilateration (or the weighted
 /// centroid when that is singular). Residuals in the RSSI domain are the maximum-likelihood estimator
-/// under log-normal shadowing; the range domain is the common alternative. The covariance (JᵀJ)⁻¹ gives
-/// the uncertainty radius; the fix is kept inside the venue's bounds.
+/// under log-normal shadowing. The covariance (JᵀJ)⁻¹ gives the uncertainty radius; the fix is kept
+/// inside the venue's bounds.
 public final class LeastSquaresEstimator: PositionEstimator {
-    public let kind: EstimatorKind
+    public static let name = "least-squares"
+    public static let summary = "GSL Levenberg–Marquardt, RSSI-domain residuals (maximum likelihood)"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 3)
     let venue: Venue
     let solver: FixSolver
     private var scratch: [Point]
 
-    public enum Domain: Sendable { case rssi, range }
-
-    public init(venue: Venue, domain: Domain) {
+    public init(venue: Venue) {
         self.venue = venue
-        kind = domain == .rssi ? .leastSquares : .leastSquaresRange
-        solver = FixSolver(venue: venue, domain: domain == .rssi ? .rssi : .range)
+        solver = FixSolver(venue: venue, domain: .rssi)
         scratch = []
         scratch.reserveCapacity(venue.beaconCount)
     }
@@ -25,6 +24,34 @@ public final class LeastSquaresEstimator: PositionEstimator {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         return RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch)
     }
+}
+
+/// ``LeastSquaresEstimator`` with range-domain residuals (RSSI turned into ranges first, each weighted by
+/// its first-order variance): the common alternative to the maximum-likelihood form.
+public final class LeastSquaresRangeEstimator: PositionEstimator {
+    public static let name = "least-squares-range"
+    public static let summary = "GSL Levenberg–Marquardt, range-domain residuals"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 3)
+    let venue: Venue
+    let solver: FixSolver
+    private var scratch: [Point]
+
+    public init(venue: Venue) {
+        self.venue = venue
+        solver = FixSolver(venue: venue, domain: .range)
+        scratch = []
+        scratch.reserveCapacity(venue.beaconCount)
+    }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome {
+        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        return RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch)
+    }
+}
+
+extension EstimatorKind {
+    public static let leastSquares = EstimatorKind(LeastSquaresEstimator.self)
+    public static let leastSquaresRange = EstimatorKind(LeastSquaresRangeEstimator.self)
 }
 
 /// The RSSI-only least-squares fit shared by the least-squares, bearing and fusion estimators.
@@ -40,7 +67,7 @@ enum RSSIFit {
         case .failure(let reason): return .noFix(reason)
         case .success(let s):
             let p = venue.bounds.clamp(s.position)
-            let radius = s.covariance.map { ($0.xx + $0.yy).squareRoot() }
+            let radius = s.covariance?.drms
             return .fix(Fix(position: p, uncertainty: radius, beaconsUsed: BeaconSet(obs.lazy.map(\.beacon))))
         }
     }

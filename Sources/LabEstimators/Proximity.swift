@@ -19,7 +19,9 @@ public enum ProximityBucket: Int, Sendable, Hashable, Comparable, CaseIterable, 
 /// The fix is the nearest beacon of the best proximity bucket (ties by RSSI): the museum guide's
 /// "which exhibit am I at". The uncertainty is the bucket's outer radius (the range itself when far).
 public final class ProximityEstimator: PositionEstimator {
-    public let kind = EstimatorKind.proximity
+    public static let name = "proximity"
+    public static let summary = "nearest beacon of the best CLProximity bucket"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
     let venue: Venue
 
     public init(venue: Venue) { self.venue = venue }
@@ -55,4 +57,8 @@ public final class ProximityEstimator: PositionEstimator {
         var used = BeaconSet(); used.insert(best.beacon)
         return .fix(Fix(position: venue.beaconPositions[best.beacon], uncertainty: radius, beaconsUsed: used))
     }
+}
+
+extension EstimatorKind {
+    public static let proximity = EstimatorKind(ProximityEstimator.self)
 }

@@ -11,7 +11,9 @@ import LabCore
 /// - when the third beacon lies on the line through the first two, the next strongest beacon off that
 ///   line decides; if every heard beacon is on that line the two points cannot be told apart: no fix.
 public final class TrilaterationEstimator: PositionEstimator {
-    public let kind = EstimatorKind.trilateration
+    public static let name = "trilateration"
+    public static let summary = "two strongest beacons' circles intersected, the third picks the point"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 3)
     let venue: Venue
 
     public init(venue: Venue) { self.venue = venue }
@@ -57,4 +59,8 @@ public final class TrilaterationEstimator: PositionEstimator {
         if h <= 1e-12 { return .fix(Fix(position: mid, beaconsUsed: BeaconSet([i1, i2]))) }
         return .noFix(.degenerateGeometry("all heard beacons are collinear: the two intersections cannot be told apart"))
     }
+}
+
+extension EstimatorKind {
+    public static let trilateration = EstimatorKind(TrilaterationEstimator.self)
 }

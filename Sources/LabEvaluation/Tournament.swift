@@ -2,6 +2,7 @@ import Foundation
 import LabCore
 import LabSimulation
 import LabEstimators
+import LabStore
 
 /// Every estimator on every scenario and seed: epochs from each scenario's walks and from static test
 /// points covering its rooms, simulated once per (scenario, seed) and shared by all estimators.

@@ -33,23 +33,16 @@ public struct CoverageModel: Sendable {
         }
         let pathLoss = PathLoss(scenario: s)
         let radio = scenario.radio
-        let sigma = max(radio.sigma, 1e-6)
-        let b = pow(10 * radio.exponent / (sigma * log(10)), 2)
-        // With correlated shadowing a window's advertisements share one draw: one independent reading.
-        let k = radio.correlationDistance != nil ? 1 : Double(radio.advertisementsPerWindow) * (1 - radio.packetLoss)
+        let scale = FisherInformation.rssiScale(exponent: radio.exponent, sigma: radio.sigma)
         let n = points.count
         var a = [Double](repeating: 0, count: candidates.count * n), c = a, d = a
         for ci in candidates.indices {
+            let dz = radio.heightOffset(beaconHeight: s.beacons[ci].height)
             for (pi, p) in points.enumerated() {
-                let mean = pathLoss.meanRSSI(beacon: ci, at: p)
-                let heard = 0.5 * erfc(-(mean - radio.sensitivity) / (sigma * 2.0.squareRoot()))
-                let kEff = k * heard
-                if kEff < 0.5 { continue }
-                let dx = p.x - candidates[ci].x, dy = p.y - candidates[ci].y
-                let dz = (s.beacons[ci].height ?? radio.receiverHeight) - radio.receiverHeight
-                let d2 = max(dx * dx + dy * dy + dz * dz, 0.01)
-                let w = b * kEff / (d2 * d2)
-                a[ci * n + pi] = w * dx * dx; c[ci * n + pi] = w * dx * dy; d[ci * n + pi] = w * dy * dy
+                let k = radio.expectedIndependentReadings(meanRSSI: pathLoss.meanRSSI(beacon: ci, at: p))
+                if k == 0 { continue }
+                let f = FisherInformation.rssi(dx: p.x - candidates[ci].x, dy: p.y - candidates[ci].y, dz: dz, readings: k, scale: scale)
+                a[ci * n + pi] = f.xx; c[ci * n + pi] = f.xy; d[ci * n + pi] = f.yy
             }
         }
         f11 = a; f12 = c; f22 = d
@@ -91,10 +84,9 @@ public struct CoverageModel: Sendable {
         }
     }
 
+    /// The predicted P90 error from the summed information (a, c, d) = (xx, xy, yy).
     static func p90(_ a: Double, _ c: Double, _ d: Double) -> Double {
-        let det = a * d - c * c
-        guard det > 1e-12 * max(a * d, 1e-300) else { return .infinity }
-        return ((a + d) / det).squareRoot() * p90PerDRMS
+        FisherInformation(xx: a, xy: c, yy: d).traceOfInverse.squareRoot() * p90PerDRMS
     }
 }
 
@@ -102,20 +94,17 @@ public struct CoverageModel: Sendable {
 public struct CoverageFigures: Sendable, Codable, Hashable {
     /// Share of the walkable points whose P90 error meets the target.
     public var coverage: Double
-    /// The coverage-quantile of the per-point P90 errors ("P90 over the area"): the target is met
-    /// on the requested share of the area exactly when this is ≤ the target.
-    public var areaP90: Double
+    /// The `coverage` quantile (nearest rank) of the per-point P90 errors: the target is met on the
+    /// requested share of the area exactly when this is ≤ the target. (Not a P90 of anything unless the
+    /// coverage is 0.9: it is the per-point P90 that the requested share of the points reach.)
+    public var areaQuantile: Double
     /// Median of the per-point P90 errors.
     public var medianP90: Double
 
     public init(perPointP90 p: [Double], target: Double, coverage wanted: Double) {
         coverage = p.isEmpty ? 0 : Double(p.filter { $0 <= target }.count) / Double(p.count)
-        let sorted = p.sorted()
-        func q(_ f: Double) -> Double {
-            guard !sorted.isEmpty else { return .infinity }
-            return sorted[min(sorted.count - 1, max(0, Int((f * Double(sorted.count)).rounded(.up)) - 1))]
-        }
-        areaP90 = q(wanted)
-        medianP90 = q(0.5)
+        let sorted = SortedSample(p)
+        areaQuantile = sorted.isEmpty ? .infinity : sorted.quantile(wanted, method: .nearestRank)
+        medianP90 = sorted.isEmpty ? .infinity : sorted.quantile(0.5, method: .nearestRank)
     }
 }

@@ -47,9 +47,8 @@ final class ErrorGrid: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         guard let n = columns.first?.count else { return [] }
         return (0..<n).map { i in
-            let v = columns.map { $0[i] }.sorted()
-            // Nearest-rank P90 over the draws.
-            return v[min(v.count - 1, Int((0.9 * Double(v.count)).rounded(.up)) - 1)]
+            // Nearest-rank P90 over the draws (a miss is +∞, which has a rank but no interpolation).
+            SortedSample(columns.map { $0[i] }).quantile(0.9, method: .nearestRank)
         }
     }
 }

@@ -35,7 +35,7 @@ public struct Planner: Sendable {
         public var predicted: CoverageFigures
         /// nil when the prediction already failed (no need to simulate).
         public var simulated: CoverageFigures?
-        public var meetsTarget: Bool { simulated.map { $0.areaP90 <= target } ?? false }
+        public var meetsTarget: Bool { simulated.map { $0.areaQuantile <= target } ?? false }
         public var target: Double
     }
 
@@ -142,12 +142,12 @@ public struct Planner: Sendable {
                           simulated: nil, target: options.targetP90)
             steps[n] = st
             perPoint[n] = p
-            progress?(n, "predicted area P90 \(Format.metres(st.predicted.areaP90)) m")
+            progress?(n, "predicted area P90 \(Format.metres(st.predicted.areaQuantile)) m")
             return st
         }
         func simulate(_ n: Int) -> Bool {
             var st = predict(n)
-            if let s = st.simulated { return s.areaP90 <= options.targetP90 }
+            if let s = st.simulated { return s.areaQuantile <= options.targetP90 }
             progress?(n, "simulating \(options.draws) draws at \(model.points.count) points")
             let p = sim.perPointP90(beacons: beacons(for: layout(n)))
             st.simulated = CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage)
@@ -158,7 +158,7 @@ public struct Planner: Sendable {
 
         // 1. The bound alone, until it says the target is within reach.
         var n = 3
-        while n <= limit && predict(n).predicted.areaP90 > options.targetP90 { n += 1 }
+        while n <= limit && predict(n).predicted.areaQuantile > options.targetP90 { n += 1 }
         // 2. Gallop in simulation, then bisect between the last failure and the first success.
         var answer: Int?
         if n <= limit {
@@ -183,9 +183,9 @@ public struct Planner: Sendable {
 
         let ordered = steps.keys.sorted().map { steps[$0]! }
         let best: Step? = answer.map { steps[$0]! } ?? ordered.min { a, b in
-            let ka = a.simulated?.areaP90 ?? .infinity, kb = b.simulated?.areaP90 ?? .infinity
+            let ka = a.simulated?.areaQuantile ?? .infinity, kb = b.simulated?.areaQuantile ?? .infinity
             if ka != kb { return ka < kb }
-            return a.predicted.areaP90 < b.predicted.areaP90
+            return a.predicted.areaQuantile < b.predicted.areaQuantile
         }
         let area = scenario.rooms.isEmpty ? scenario.bounds.area : scenario.rooms.map(\.polygon.area).reduce(0, +)
         guard let best else {

@@ -99,7 +99,7 @@ public struct Tuner: Sendable {
         /// (area P90, mean log P90): lower is better, compared in that order.
         func objective(_ acc: CoverageModel.Accumulator) -> (Double, Double) {
             let p = acc.p90()
-            let area = CoverageFigures(perPointP90: p, target: .infinity, coverage: coverage).areaP90
+            let area = CoverageFigures(perPointP90: p, target: .infinity, coverage: coverage).areaQuantile
             return (min(area, 1e6), p.map { log(min($0, 1e6)) }.reduce(0, +) / Double(max(p.count, 1)))
         }
         /// How much `b` improves on `a`: the area P90 first, the mean log only when that is unchanged.
@@ -155,7 +155,7 @@ public struct Tuner: Sendable {
         let moves = scenario.beacons.indices.compactMap { i -> Move? in
             tuned[i].position == scenario.beacons[i].position ? nil : Move(beacon: scenario.beacons[i].id, from: scenario.beacons[i].position, to: tuned[i].position)
         }
-        if after.simulated.areaP90 > before.simulated.areaP90 {
+        if after.simulated.areaQuantile > before.simulated.areaQuantile {
             return Result(before: before, after: before, moves: [], reverted: true, rejected: after, rejectedMoves: moves,
                           beacons: scenario.beacons)
         }

@@ -97,7 +97,7 @@ public struct ScalarField: Sendable {
             edges = (0...n).map { range.lowerBound + (range.upperBound - range.lowerBound) * Double($0) / Double(n) }
         } else {
             let lo = min(0, finite.first ?? 0)
-            let p98 = CDFFigure.quantile(finite, 0.98)
+            let p98 = SortedSample(alreadySorted: finite).quantile(0.98)
             // The finest round step that needs at most 12 bands.
             var step = Axis.niceStep(max(p98 - lo, 1e-9) / 12)
             if ((p98 - lo) / step).rounded(.up) > 12 { step = Axis.niceStep(step * 1.01) }

@@ -1,4 +1,5 @@
 import Foundation
+import LabCore
 
 /// An x–y chart: lines and/or markers per series, horizontal or vertical reference lines, a legend.
 /// The base of the CDF, calibration and beacon-count figures.
@@ -146,14 +147,6 @@ public struct CDFFigure: Figure, CanvasDrawable {
         self.xMax = xMax
     }
 
-    /// Linear-interpolation quantile of sorted data (the same definition as the leaderboard's statistics).
-    static func quantile(_ sorted: [Double], _ f: Double) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        let h = (Double(sorted.count) - 1) * f
-        let i = Int(h.rounded(.down)), j = min(i + 1, sorted.count - 1)
-        return sorted[i] + (h - Double(i)) * (sorted[j] - sorted[i])
-    }
-
     /// The CDF as a line figure: a step curve per series (thinned to ≤ 600 vertices), P75 markers, the 0.75 line.
     public var lineFigure: LineFigure {
         var lines: [(p75: Double, series: LineFigure.Series)] = []
@@ -176,8 +169,9 @@ public struct CDFFigure: Figure, CanvasDrawable {
                 i += step
             }
             if x.last != e[n - 1] || y.last != 1 { x.append(e[n - 1]); y.append(1) }
-            let p75 = Self.quantile(e, 0.75)
-            p98.append(Self.quantile(e, 0.98))
+            let sample = SortedSample(alreadySorted: e)
+            let p75 = sample.quantile(0.75)
+            p98.append(sample.quantile(0.98))
             var label = s.label
             if markP75 { label += "  P75 \(String(format: "%.2f", p75)) m" }
             if s.attempts > n { label += " (\(Int((100 * Double(n) / Double(s.attempts)).rounded()))% fixes)" }

@@ -1,26 +1,24 @@
 import Foundation
 import LabCore
-import LabEvaluation
+import LabEstimators
+import LabStore
 
 /// The lab's standard figures built from saved results (`compare --out`): data in, figure specs out.
 /// Nothing here recomputes a metric; the only model input is the √CRLB field, which the caller computes.
 public enum ResultFigures {
-    /// Estimators always get the same colour, line and marker, in every figure. The usual front-runners
-    /// get the strongest colours. An estimator not listed gets a style from its name's hash.
-    public static let estimatorOrder = [
-        "floorplan-fusion", "least-squares", "fusion", "weighted-centroid", "least-squares-range", "trilateration", "proximity",
-        "centroid", "bearing",
-    ]
-
+    /// Estimators always get the same colour, line and marker, in every figure: the style of their place
+    /// in ``EstimatorRegistry/all`` (the palette has a colour for each of the first ten). A name that is not
+    /// registered gets a style from its hash.
     public static func style(forEstimator name: String) -> SeriesStyle {
-        if let i = estimatorOrder.firstIndex(of: name) { return .cycle(i) }
+        if let k = EstimatorKind(rawValue: name) { return .cycle(k.index) }
         let h = name.unicodeScalars.reduce(0) { ($0 &* 31 &+ Int($1.value)) & 0xFFFF }
         return .cycle(h)
     }
 
+    /// Names in registry order (unregistered names last, alphabetically).
     static func sortedEstimators(_ names: some Sequence<String>) -> [String] {
         Array(Set(names)).sorted {
-            (estimatorOrder.firstIndex(of: $0) ?? 99, $0) < (estimatorOrder.firstIndex(of: $1) ?? 99, $1)
+            (EstimatorKind(rawValue: $0)?.index ?? Int.max, $0) < (EstimatorKind(rawValue: $1)?.index ?? Int.max, $1)
         }
     }
 
@@ -96,9 +94,9 @@ public enum ResultFigures {
                 st.line = .solid
                 st.lineWidth = 1
                 st.markerScale = 0.45
-                let errors = rs.compactMap(\.error).sorted()
+                let errors = SortedSample(rs.compactMap(\.error))
                 var notes: [String] = []
-                if !errors.isEmpty { notes.append("P75 \(String(format: "%.1f", CDFFigure.quantile(errors, 0.75))) m") }
+                if !errors.isEmpty { notes.append("P75 \(String(format: "%.1f", errors.quantile(0.75))) m") }
                 if fixes.count < rs.count { notes.append("\(rs.count - fixes.count) no fix") }
                 let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ")"
                 drawn.append(([n], all, suffix, paths.count))
@@ -161,13 +159,13 @@ public enum ResultFigures {
 
     // MARK: crlb
 
-    /// √CRLB over the floorplan. `field` holds metres (√ of trace(F⁻¹)); +∞ where two beacons are not heard.
-    public static func crlb(scenario s: Scenario, field: ScalarField, readingsPerBeacon: Int) -> FloorplanFigure {
-        var f = field
-        if f.label.isEmpty { f.label = "√CRLB (m)" }
+    /// √CRLB over the floorplan from a saved ``BoundMap`` (metres, √ of trace(F⁻¹)); +∞ where the
+    /// beacons expected to be heard give no 2-D fix.
+    public static func crlb(scenario s: Scenario, map: BoundMap) -> FloorplanFigure {
+        let field = ScalarField(layout: .grid(map.bounds, nx: map.nx, ny: map.ny), values: map.values, label: "√CRLB (m)")
         return FloorplanFigure(
-            title: "\(s.name) — √CRLB: \(s.beacons.count) beacons, \(readingsPerBeacon) readings each (model bound, no seed)",
-            floorplan: Floorplan(scenario: s), field: f)
+            title: "\(s.name) — √CRLB: \(s.beacons.count) beacons, expected readings per window (model bound, no seed)",
+            floorplan: Floorplan(scenario: s), field: field)
     }
 
     // MARK: leaderboard
@@ -184,7 +182,7 @@ public enum ResultFigures {
         }
         // One far-off estimator must not flatten the rest: cut the axis at 1.5 × the 90th percentile.
         let values = series.flatMap { $0.values.compactMap(BarFigure.value) }.sorted()
-        let p90 = CDFFigure.quantile(values, 0.9)
+        let p90 = SortedSample(alreadySorted: values).quantile(0.9)
         let yMax = (values.last ?? 1) > 1.6 * p90 ? Axis.niceCeil(1.5 * p90) : nil
         return BarFigure(title: "Leaderboard — P75 horizontal error per scenario (\(SeedText.describe(board.seeds)); lower is better)",
                          yLabel: "P75 error (m)", categories: board.scenarios, series: series, yMax: yMax,

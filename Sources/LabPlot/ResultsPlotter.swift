@@ -1,6 +1,6 @@
 import Foundation
 import LabCore
-import LabEvaluation
+import LabStore
 
 /// Choices for one figure drawn from saved results (the flags of `indoorlab plot`). nil means the default.
 public struct PlotOptions: Sendable {
@@ -28,20 +28,15 @@ public struct ResultsPlotter {
     public let manifest: RunManifest
     /// Loads a scenario named in the manifest (the CLI also looks among the bundled scenarios).
     public var loadScenario: (RunManifest.ScenarioEntry) throws -> Scenario
-    /// The √CRLB field of a scenario, metres, for the crlb figure, and the readings per beacon it assumes.
-    public var boundField: (Scenario) -> (field: ScalarField, readingsPerBeacon: Int)
     public var renderer: PlotRenderer
 
     /// Opens a results directory (reads its manifest).
     /// - Throws: ``InputError`` naming `run.json` when it is missing or malformed.
-    public init(directory: String,
-                loadScenario: @escaping (RunManifest.ScenarioEntry) throws -> Scenario = { try ScenarioLoader.load(path: $0.path) },
-                boundField: @escaping (Scenario) -> (field: ScalarField, readingsPerBeacon: Int),
+    public init(directory: String, loadScenario: @escaping (RunManifest.ScenarioEntry) throws -> Scenario,
                 renderer: PlotRenderer = .shared) throws {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.manifest = try RunManifest.read(directory: self.directory)
         self.loadScenario = loadScenario
-        self.boundField = boundField
         self.renderer = renderer
     }
 
@@ -93,9 +88,7 @@ public struct ResultsPlotter {
             }
             return try ResultFigures.heatmap(scenario: loadScenario(e), results: results(scenario), estimator: est, file: file)
         case .crlb:
-            let s = try loadScenario(e)
-            let b = boundField(s)
-            return ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon)
+            return ResultFigures.crlb(scenario: try loadScenario(e), map: try ResultsDirectory.readBoundMap(directory: directory, scenario: scenario))
         case .leaderboard:
             return ResultFigures.leaderboard(manifest.leaderboard)
         case .calibration, .beaconCount:
@@ -131,8 +124,7 @@ public struct ResultsPlotter {
                 jobs.append((try ResultFigures.heatmap(scenario: s, results: rs, estimator: winner, file: file),
                              FigureKind.heatmap.basePath(directory: outputDirectory, scenario: e.name)))
             }
-            let b = boundField(s)
-            jobs.append((ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon),
+            jobs.append((ResultFigures.crlb(scenario: s, map: try ResultsDirectory.readBoundMap(directory: directory, scenario: e.name)),
                          FigureKind.crlb.basePath(directory: outputDirectory, scenario: e.name)))
         }
         return try jobs.flatMap { try renderer.render($0.0, to: $0.1, formats: formats) }

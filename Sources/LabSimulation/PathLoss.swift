@@ -12,8 +12,8 @@ public struct PathLoss: Sendable {
         radio = s.radio
         beaconX = s.beacons.map(\.position.x)
         beaconY = s.beacons.map(\.position.y)
-        beaconDZ = s.beacons.map { ($0.height ?? s.radio.receiverHeight) - s.radio.receiverHeight }
-        beaconP0 = s.beacons.map { $0.p0 ?? s.radio.p0 }
+        beaconDZ = s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) }
+        beaconP0 = s.beacons.map { s.radio.p0(beacon: $0.p0) }
         walls = WallIndex(s.walls)
     }
 

@@ -37,96 +37,80 @@ public struct EpochBuilder: Sendable {
     }
 
     public func epochs(_ r: Recording) -> Result {
-        // Truth, stably sorted by time, grouped by window.
-        let truth = r.truth.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
-        var truthWindows: [Int: Range<Int>] = [:]
-        var order: [Int] = []
-        var i = 0
-        while i < truth.count {
-            let k = windowIndex(truth[i].t)
-            var j = i + 1
-            while j < truth.count && windowIndex(truth[j].t) == k { j += 1 }
-            if truthWindows[k] == nil { order.append(k) }
-            truthWindows[k] = i..<j
-            i = j
-        }
+        let truth = TruthLookup(r, builder: self)
         var readings: [Int: [RSSIReading]] = [:]
         var orphanReadings = 0
         var orphanWindows = Set<Int>()
         for s in r.rssi {
             let k = windowIndex(s.t)
-            if truthWindows[k] != nil { readings[k, default: []].append(s) } else { orphanReadings += 1; orphanWindows.insert(k) }
+            if truth.windows[k] != nil { readings[k, default: []].append(s) } else { orphanReadings += 1; orphanWindows.insert(k) }
         }
         var headings: [Int: [HeadingReading]] = [:]
         for h in r.headings {
             let k = windowIndex(h.t)
-            if truthWindows[k] != nil { headings[k, default: []].append(h) }
+            if truth.windows[k] != nil { headings[k, default: []].append(h) }
         }
         var epochs: [Epoch] = []
-        epochs.reserveCapacity(order.count)
+        epochs.reserveCapacity(truth.order.count)
         let walk = r.info.walk ?? r.info.name
-        for k in order {
-            let samples = truth[truthWindows[k]!]
+        for k in truth.order {
             let mid = (Double(k) + 0.5) * window
-            let (p, source) = position(samples, at: mid)
-            epochs.append(Epoch(walk: walk, index: epochs.count, t: mid, truth: p, truthSource: source,
-                                room: venue.roomIndex(at: p), readings: readings[k] ?? [], headings: headings[k] ?? []))
+            let at = EpochBuilder.interpolate(truth.samples[truth.windows[k]!], at: mid)
+            epochs.append(Epoch(walk: walk, index: epochs.count, t: mid, truth: at.position, truthSource: at.source,
+                                room: venue.roomIndex(at: at.position), readings: readings[k] ?? [], headings: headings[k] ?? []))
         }
         return Result(epochs: epochs, windowsWithoutTruth: orphanWindows.count, readingsWithoutTruth: orphanReadings)
     }
 
-    /// The truth position at `t` from a window's samples (sorted by time).
-    func position(_ s: ArraySlice<TruthSample>, at t: Double) -> (Point, TruthSource) {
-        let first = s.first!
-        if s.count == 1 { return (first.position, first.source) }
-        let last = s.last!
-        if t <= first.t { return (first.position, first.source) }
-        if t >= last.t { return (last.position, last.source) }
+    /// The truth at `t` from one window's samples (sorted by time): linear interpolation between the samples
+    /// on either side of `t`, the nearest end sample outside them. The source is that of the nearer sample;
+    /// z is interpolated when both samples have one.
+    static func interpolate(_ s: ArraySlice<TruthSample>, at t: Double) -> (position: Point, z: Double?, source: TruthSource) {
+        let first = s.first!, last = s.last!
+        if s.count == 1 || t <= first.t { return (first.position, first.z, first.source) }
+        if t >= last.t { return (last.position, last.z, last.source) }
         let j = s.firstIndex { $0.t >= t }!
         let a = s[j - 1], b = s[j]
         let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
         let p = Point(a.position.x + f * (b.position.x - a.position.x), a.position.y + f * (b.position.y - a.position.y))
-        return (p, f < 0.5 ? a.source : b.source)
+        let z = a.z.flatMap { za in b.z.map { za + f * ($0 - za) } }
+        return (p, z, f < 0.5 ? a.source : b.source)
     }
 
-    /// Where the device was when a sample at `t` was taken: the window's truth when it has one sample,
-    /// interpolated at `t` when the window has several; nil when the window has no truth.
-    /// Heights (z) follow the same rule; nil when not recorded.
+    /// A recording's truth grouped by scan window: where the device was when a sample at `t` was taken
+    /// (the window's truth when it has one sample, interpolated at `t` when it has several; nil when the
+    /// window has none).
     public struct TruthLookup: Sendable {
         let builder: EpochBuilder
-        let truth: [TruthSample]
+        /// Truth samples stably sorted by time.
+        let samples: [TruthSample]
+        /// The samples of each window that has any.
         let windows: [Int: Range<Int>]
+        /// Those windows in time order.
+        let order: [Int]
 
         public init(_ r: Recording, builder: EpochBuilder) {
             self.builder = builder
-            truth = r.truth.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
+            samples = r.truth.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
             var w: [Int: Range<Int>] = [:]
+            var order: [Int] = []
             var i = 0
-            while i < truth.count {
-                let k = builder.windowIndex(truth[i].t)
+            while i < samples.count {
+                let k = builder.windowIndex(samples[i].t)
                 var j = i + 1
-                while j < truth.count && builder.windowIndex(truth[j].t) == k { j += 1 }
+                while j < samples.count && builder.windowIndex(samples[j].t) == k { j += 1 }
+                if w[k] == nil { order.append(k) }
                 w[k] = i..<j
                 i = j
             }
             windows = w
+            self.order = order
         }
 
         public func at(_ t: Double) -> (position: Point, z: Double?)? {
             guard let range = windows[builder.windowIndex(t)] else { return nil }
-            let s = truth[range]
-            if s.count == 1 { return (s.first!.position, s.first!.z) }
-            let (p, _) = builder.position(s, at: t)
-            // z interpolated the same way.
-            guard let first = s.first, let last = s.last else { return nil }
-            let z: Double?
-            if t <= first.t { z = first.z } else if t >= last.t { z = last.z } else {
-                let j = s.firstIndex { $0.t >= t }!
-                let a = s[j - 1], b = s[j]
-                let f = b.t > a.t ? (t - a.t) / (b.t - a.t) : 0
-                z = a.z.flatMap { za in b.z.map { za + f * ($0 - za) } }
-            }
-            return (p, z)
+            let at = EpochBuilder.interpolate(samples[range], at: t)
+            return (at.position, at.z)
         }
     }
 }

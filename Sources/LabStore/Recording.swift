@@ -93,8 +93,8 @@ public struct RecordedVenue: Sendable, Hashable {
     /// radio model's; heights relative to the receiver), so a simulated recording replays bit for bit.
     public var venue: Venue {
         Venue(name: name, bounds: bounds, radio: radio, beaconIDs: beacons.map(\.id), beaconPositions: beacons.map(\.position),
-              beaconP0: beacons.map { $0.p0 ?? radio.p0 },
-              beaconHeightOffset: beacons.map { ($0.height ?? radio.receiverHeight) - radio.receiverHeight },
+              beaconP0: beacons.map { radio.p0(beacon: $0.p0) },
+              beaconHeightOffset: beacons.map { radio.heightOffset(beaconHeight: $0.height) },
               landmarks: landmarks, rooms: rooms, walls: walls)
     }
 

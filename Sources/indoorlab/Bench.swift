@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabStore
+import LabScenarioIO
 import LabSimulation
 import LabEstimators
 import LabEvaluation
@@ -116,7 +118,8 @@ enum BenchEstimators {
         let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5]
         var out: [Bench.Figure] = []
         for kind in EstimatorKind.allCases {
-            let bearingBased = kind == .bearing || kind == .fusion
+            // Estimators built around headings (and not walls) are timed where there are friezes to look at.
+            let bearingBased = kind.inputs.uses.contains(.headings) && !kind.inputs.uses.contains(.walls)
             let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
             let est = kind.make(venue: venue)
             var i = 0, fixes = 0
@@ -137,7 +140,7 @@ enum BenchEstimators {
 
     /// Wall time of the whole tournament on the bundled scenarios, on all cores.
     static func tournament() throws -> Bench.Figure {
-        let scenarios = try bundledScenarioPaths().map { try loadScenario($0) }
+        let scenarios = try BundledScenarios.paths().map { try loadScenario($0) }
         let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
         let start = DispatchTime.now().uptimeNanoseconds
         let results = t.run()

@@ -1,5 +1,8 @@
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabScenarioIO
 import LabStore
 
 /// Import speed: a synthetic lab-csv directory (12 beacons, one reading every 10 ms, truth every second)

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabScenarioIO
 import LabPlot
 import LabStore
 
@@ -81,22 +84,7 @@ struct Calibrate: ParsableCommand {
             printError("error: \(path): unknown plot format '.\(ext)'; use .png, .svg, or no extension for both")
             throw badInputExit
         }
-        // At most 6000 points, evenly thinned in recording order, so the SVG stays small.
-        let step = max(1, c.samples.count / 6000)
-        let points = stride(from: 0, to: c.samples.count, by: step).map { (x: log10(c.samples[$0].distance), y: c.samples[$0].rssi) }
-        let g = c.global
-        let scatter = ScatterFitFigure(
-            title: "\(r.info.name): RSSI against distance",
-            xLabel: c.threeDimensional ? "distance beacon–device, 3-D (m, log scale)" : "distance beacon–device (m, log scale)",
-            yLabel: "RSSI (dBm)", points: points,
-            pointsLabel: "\(c.samples.count) samples" + (step > 1 ? " (every \(step)th shown)" : ""),
-            fit: (slope: -10 * g.exponent, intercept: g.p0),
-            fitLabel: String(format: "P0 %.1f ± %.1f dBm, n %.2f ± %.2f, σ %.1f dB", g.p0, g.p0Error, g.exponent, g.exponentError, g.sigma))
-        var figure = scatter.lineFigure
-        figure.logX = true
-        // From a whole decade to just past the data (at least one more decade, so two distances are labelled).
-        let xs = points.map(\.x)
-        if let lo = xs.min(), let hi = xs.max() { figure.xRange = lo.rounded(.down)...max(hi + 0.05, lo.rounded(.down) + 1) }
+        let figure = CalibrationFigure.make(c, recordingName: r.info.name)
         do {
             return try PlotRenderer.shared.render(figure, to: base, formats: formats)
         } catch let e as PlotError {

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabStore
+import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 
@@ -41,7 +43,7 @@ struct Compare: ParsableCommand {
     }
 
     func run() throws {
-        let paths = scenarios.isEmpty ? bundledScenarioPaths() : scenarios.map(resolveScenarioPath)
+        let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
         let loaded = try paths.map { try loadScenario($0) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
@@ -53,7 +55,7 @@ struct Compare: ParsableCommand {
         let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
 
         if json {
-            try writeOutput(String(decoding: try RunManifest.encoder().encode(board), as: UTF8.self) + "\n", to: nil)
+            try writeOutput(try LabJSON.string(board), to: nil)
         } else {
             print(LeaderboardTable.render(board))
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
@@ -63,7 +65,8 @@ struct Compare: ParsableCommand {
         if let resultsDir {
             let manifest = RunManifest(scenarios: zip(loaded, paths).map { .init(name: $0.name, path: $1) },
                                        seeds: seedList, estimators: estimators, leaderboard: board)
-            try ResultsWriter.write(results: results, manifest: manifest, to: resultsDir)
+            let maps = Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, BoundMapper.map($0)) })
+            try ResultsDirectory.write(results: results, boundMaps: maps, manifest: manifest, to: resultsDir)
         }
         var figures: [String] = []
         if let plots, let resultsDir {
@@ -81,22 +84,10 @@ enum EstimatorList {
     static func parse(_ text: String) throws -> [EstimatorKind] {
         try text.split(separator: ",").map { name in
             guard let k = EstimatorKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("unknown estimator '\(name)'; known: \(EstimatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ValidationError("unknown estimator '\(name)'\(didYouMean(String(name), among: EstimatorKind.allCases.map(\.rawValue))); known: \(EstimatorKind.knownNames)")
             }
             return k
         }
-    }
-}
-
-enum ResultsWriter {
-    /// Writes every scenario's results and then the manifest, each file atomically.
-    static func write(results: [EpochResult], manifest: RunManifest, to dir: String) throws {
-        let grouped = Dictionary(grouping: results, by: \.scenario)
-        for s in manifest.scenarios {
-            try writeAtomically(Data(ResultsFile.encode(grouped[s.name] ?? []).utf8),
-                                to: dir + "/" + RunManifest.resultsFileName(s.name))
-        }
-        try writeAtomically(try RunManifest.encoder().encode(manifest), to: dir + "/" + RunManifest.fileName)
     }
 }
 

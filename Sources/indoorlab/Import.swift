@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabScenarioIO
 import LabStore
 
 struct Import: ParsableCommand {

@@ -1,17 +1,19 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEvaluation
+import LabStore
+import LabScenarioIO
 import LabEstimators
 import LabPlanning
 import LabPlot
-import IndoorLocator
 
 struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the fewest beacons, and their places, that reach a P90 error target over the rooms.",
         discussion: """
         Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each
-        promising layout by simulation with the tournament's winner (\(IndoorLocator.estimatorName)). The area P90
+        promising layout by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)). The area P90
         is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms
         exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
         Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and
@@ -63,12 +65,12 @@ struct Plan: ParsableCommand {
     }
 
     func run() throws {
-        let path = resolveScenarioPath(scenario)
+        let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
         var o = Planner.Options(targetP90: targetP90)
         o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
         o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed
-        o.estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName) ?? .fusion
+        o.estimator = .shipped
         let start = Date()
         let planner = Planner(scenario: s, options: o)
         let progress = Progress("plan", total: 0)
@@ -82,7 +84,11 @@ struct Plan: ParsableCommand {
             let note = "Beacons placed by 'indoorlab plan --target-p90 \(Format.metres(targetP90)) --coverage \(coverage) --mount \(mount.rawValue) --seed \(seed.seed)'."
             try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: beacons, note: note), to: output)
         }
-        let written = try drawPlanPlots(s, result: result, beacons: beacons)
+        var written: [String] = []
+        if !result.steps.isEmpty {
+            written = try PlotRenderer.shared.render(PlanningFigures.beaconCount(scenario: s, result: result, options: o), to: plots + "/\(s.name)-beacon-count")
+            written += try PlotRenderer.shared.render(PlanningFigures.planMap(scenario: s, beacons: beacons, result: result, options: o), to: plots + "/\(s.name)-plan-map")
+        }
 
         if json {
             struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var seconds: Double; var plots: [String] }
@@ -91,8 +97,8 @@ struct Plan: ParsableCommand {
             print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate positions (\(mount.rawValue))")
             var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
             for st in result.steps {
-                rows.append(["\(st.count)", Format.metres(st.predicted.areaP90) + " m", pct(st.predicted.coverage),
-                             st.simulated.map { Format.metres($0.areaP90) + " m" } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
+                rows.append(["\(st.count)", Format.metres(st.predicted.areaQuantile) + " m", pct(st.predicted.coverage),
+                             st.simulated.map { Format.metres($0.areaQuantile) + " m" } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
             }
             print(LeaderboardTable.table(rows), terminator: "")
             let c = result.chosen
@@ -100,7 +106,7 @@ struct Plan: ParsableCommand {
                 print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
             } else {
                 print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(min(maxBeacons, result.candidates)) beacons.")
-                print("best found: \(c.count) beacons, area P90 \(Format.metres(c.simulated?.areaP90 ?? c.predicted.areaP90)) m (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
+                print("best found: \(c.count) beacons, area P90 \(Format.metres(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) m (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
             }
             print(String(format: "%.1f s", elapsed) + (output.map { "; scenario written to \($0)" } ?? "") + (written.isEmpty ? "" : "; plots: \(written.joined(separator: ", "))"))
         }
@@ -108,40 +114,6 @@ struct Plan: ParsableCommand {
     }
 
     func pct(_ v: Double) -> String { Format.fixed(v * 100, 0) + "%" }
-
-    func drawPlanPlots(_ s: Scenario, result: Planner.Result, beacons: [Beacon]) throws -> [String] {
-        guard !result.steps.isEmpty else { return [] }
-        let counts = result.steps.map { Double($0.count) }
-        let simulated = result.steps.filter { $0.simulated != nil }
-        var series = [LineFigure.Series(label: "predicted (CRLB)", x: counts, y: result.steps.map { min($0.predicted.areaP90, 1e3) },
-                                        style: SeriesStyle(color: PlotColor.palette[0], line: .longDash, marker: .circle))]
-        if !simulated.isEmpty {
-            series.append(.init(label: "simulated (\(IndoorLocator.estimatorName))", x: simulated.map { Double($0.count) },
-                                y: simulated.map { min($0.simulated!.areaP90, 1e3) },
-                                style: SeriesStyle(color: PlotColor.palette[1], line: .solid, marker: .square)))
-        }
-        let finite = (result.steps.map(\.predicted.areaP90) + simulated.map { $0.simulated!.areaP90 }).filter(\.isFinite)
-        // Keep the region around the target readable: the axis stops at 4× the target (lines run off the top).
-        let top = min(max((finite.max() ?? targetP90) * 1.1, targetP90 * 1.5), targetP90 * 4)
-        let countFigure = LineFigure(
-            title: "\(s.name) — P90 over \(Format.fixed(coverage * 100, 0))% of the walkable area vs beacon count (seed \(seed.seed))",
-            xLabel: "number of beacons", yLabel: "area P90 error (m)", series: series,
-            referenceLines: [.init(.horizontal, at: targetP90, label: "target \(Format.metres(targetP90)) m", color: .ink, style: .shortDash, inLegend: true)]
-                + (result.met ? [.init(.vertical, at: Double(result.chosen.count), label: "chosen: \(result.chosen.count) beacons",
-                                       color: PlotColor.palette[2], style: .solid, width: 1, inLegend: true)] : []),
-            yRange: 0...top, legend: .insideTopRight)
-        var files = try PlotRenderer.shared.render(countFigure, to: plots + "/\(s.name)-beacon-count")
-        var planned = s
-        planned.beacons = beacons
-        let cells = PlanningGeometry.walkablePoints(s, spacing: pointSpacing)
-        let field = ScalarField(layout: .cells(centres: cells, size: pointSpacing),
-                                values: result.chosenPerPointP90.map { $0.isFinite ? $0 : .infinity },
-                                label: "P90 error (m)", missingLabel: nil)
-        let map = FloorplanFigure(title: "\(s.name) — planned \(beacons.count) beacons: P90 error per point (seed \(seed.seed))",
-                                  floorplan: Floorplan(scenario: planned), field: field)
-        files += try PlotRenderer.shared.render(map, to: plots + "/\(s.name)-plan-map")
-        return files
-    }
 }
 
 extension Mount: ExpressibleByArgument {}

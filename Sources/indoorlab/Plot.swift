@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabStore
+import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 import LabPlot
@@ -10,13 +12,15 @@ struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, leaderboard, or all.",
         discussion: """
-        Reads what 'compare --out DIR' wrote (run.json, <scenario>-epochs.csv);
-        recomputes nothing. Writes <out-dir>/<scenario>-<kind>.png and .svg
+        Reads what 'compare --out DIR' wrote (run.json, <scenario>-epochs.csv,
+        <scenario>-crlb-map.json) and recomputes nothing; only 'crlb --scenario S'
+        without --results computes the bound map from the scenario. Writes <out-dir>/<scenario>-<kind>.png and .svg
         (the leaderboard: <out-dir>/leaderboard.png and .svg).
           cdf          error CDF of each estimator, P75 marked
           map          floorplan, one walk's true path and fixes (one seed)
           heatmap      one estimator's mean error per test point, all seeds
-          crlb         √CRLB over the floorplan (needs only the scenario)
+          crlb         √CRLB over the floorplan, from the saved <scenario>-crlb-map.json
+                       (with --scenario and no --results: computed from the scenario file)
           leaderboard  P75 per estimator per scenario
           all          cdf, map, heatmap, crlb per scenario, and the leaderboard
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
@@ -86,9 +90,8 @@ struct Plot: ParsableCommand {
     private func draw() throws -> [String] {
         guard let results else {
             // crlb straight from a scenario file.
-            let s = try ScenarioLoader.load(path: resolveScenarioPath(scenario!))
-            let b = StandardPlots.boundField(s)
-            return try PlotRenderer.shared.render(ResultFigures.crlb(scenario: s, field: b.field, readingsPerBeacon: b.readingsPerBeacon),
+            let s = try BundledScenarios.load(scenario!)
+            return try PlotRenderer.shared.render(ResultFigures.crlb(scenario: s, map: BoundMapper.map(s)),
                                                   to: FigureKind.crlb.basePath(directory: outDir, scenario: s.name), formats: format)
         }
         let plotter = try StandardPlots.plotter(resultsDirectory: results)
@@ -121,29 +124,7 @@ enum StandardPlots {
     static func plotter(resultsDirectory: String) throws -> ResultsPlotter {
         try ResultsPlotter(directory: resultsDirectory, loadScenario: { entry in
             // The manifest's path first; a run written elsewhere still finds the bundled scenario by name.
-            let path = FileManager.default.fileExists(atPath: entry.path) ? entry.path : resolveScenarioPath(entry.name)
-            return try ScenarioLoader.load(path: path)
-        }, boundField: boundField)
-    }
-
-    /// √CRLB (m) on a grid over the scenario's bounds (0.5 m apart, or 100 cells along the longer side
-    /// for large venues): every beacon heard `advertisementsPerWindow` times, except beacons whose mean RSSI
-    /// (walls included) is below the receiver's sensitivity there.
-    static func boundField(_ s: Scenario) -> (field: ScalarField, readingsPerBeacon: Int) {
-        let b = s.bounds
-        let step = max(0.5, max(b.width, b.height) / 100)
-        let nx = max(2, Int((b.width / step).rounded()) + 1), ny = max(2, Int((b.height / step).rounded()) + 1)
-        let bound = CramerRaoBound(venue: Venue(s))
-        let pathLoss = PathLoss(scenario: s)
-        let k = s.radio.advertisementsPerWindow
-        var values = [Double](repeating: .nan, count: nx * ny)
-        for iy in 0..<ny {
-            let y = b.minY + b.height * Double(iy) / Double(ny - 1)
-            for ix in 0..<nx {
-                let p = Point(b.minX + b.width * Double(ix) / Double(nx - 1), y)
-                values[iy * nx + ix] = bound.bound(at: p, readingsPerBeacon: k, meanRSSI: { pathLoss.meanRSSI(beacon: $0, at: $1) }).squareRoot()
-            }
-        }
-        return (ScalarField(layout: .grid(b, nx: nx, ny: ny), values: values, label: "√CRLB (m)"), k)
+            try ScenarioLoader.load(path: FileManager.default.fileExists(atPath: entry.path) ? entry.path : BundledScenarios.resolve(entry.name))
+        })
     }
 }

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabScenarioIO
 import LabStore
 
 struct Record: ParsableCommand {
@@ -31,7 +34,7 @@ struct Record: ParsableCommand {
     var notes: String = ""
 
     func run() throws {
-        let path = resolveScenarioPath(scenario)
+        let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
         let w: Walk
         if let walk {

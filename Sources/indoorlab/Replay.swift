@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 import LabStore

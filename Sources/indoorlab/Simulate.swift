@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabStore
+import LabScenarioIO
 import LabSimulation
 
 struct Simulate: ParsableCommand {

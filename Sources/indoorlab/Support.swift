@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabStore
+import LabScenarioIO
 
 /// Exit code for bad input (a file, a field, an option): scripts can tell it from a failed check (1).
 let badInputExit = ExitCode(2)
@@ -10,19 +14,9 @@ func printError(_ message: String) {
     FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
 }
 
-/// Loads a scenario by path or by the name of a bundled one (`open-hall` → `Scenarios/open-hall.yaml`).
-/// Prints every problem and exits with code 2 on bad input.
+/// Loads a scenario by path or bundled name; prints every problem and exits with code 2 on bad input.
 func loadScenario(_ nameOrPath: String) throws -> Scenario {
-    try reportingInputErrors {
-        let path = resolveScenarioPath(nameOrPath)
-        if !FileManager.default.fileExists(atPath: path) && !nameOrPath.contains("/") && !nameOrPath.hasSuffix(".yaml") {
-            let names = bundledScenarioPaths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
-            let close = names.min { editDistance($0, nameOrPath) < editDistance($1, nameOrPath) }
-            let hint = close.map { editDistance($0, nameOrPath) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
-            throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(hint); bundled: \(names.joined(separator: ", "))")
-        }
-        return try ScenarioLoader.load(path: path)
-    }
+    try reportingInputErrors { try BundledScenarios.load(nameOrPath) }
 }
 
 /// The creation time stored in new recordings: `$SOURCE_DATE_EPOCH` (seconds) when set, for byte-identical
@@ -46,43 +40,6 @@ func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
-func resolveScenarioPath(_ nameOrPath: String) -> String {
-    if FileManager.default.fileExists(atPath: nameOrPath) || nameOrPath.contains("/") || nameOrPath.hasSuffix(".yaml") {
-        return nameOrPath
-    }
-    for dir in bundledScenarioDirectories() {
-        let p = dir + "/" + nameOrPath + ".yaml"
-        if FileManager.default.fileExists(atPath: p) { return p }
-    }
-    return nameOrPath
-}
-
-/// Where bundled scenarios live: `$INDOORLAB_SCENARIOS`, `./Scenarios`, or next to the package of the binary.
-func bundledScenarioDirectories() -> [String] {
-    var dirs: [String] = []
-    if let env = ProcessInfo.processInfo.environment["INDOORLAB_SCENARIOS"] { dirs.append(env) }
-    dirs.append(FileManager.default.currentDirectoryPath + "/Scenarios")
-    // .build/<config>/indoorlab → package root
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    var dir = exe.deletingLastPathComponent()
-    for _ in 0..<4 {
-        dir = dir.deletingLastPathComponent()
-        dirs.append(dir.path + "/Scenarios")
-    }
-    return dirs
-}
-
-/// All bundled scenario paths, sorted by name.
-func bundledScenarioPaths() -> [String] {
-    for dir in bundledScenarioDirectories() {
-        if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
-            let yaml = names.filter { $0.hasSuffix(".yaml") }.sorted()
-            if !yaml.isEmpty { return yaml.map { dir + "/" + $0 } }
-        }
-    }
-    return []
-}
-
 /// Writes `text` to `path` atomically (temporary file + rename), or to standard output when path is nil or "-".
 func writeOutput(_ text: String, to path: String?) throws {
     guard let path, path != "-" else {
@@ -92,15 +49,7 @@ func writeOutput(_ text: String, to path: String?) throws {
     try writeAtomically(Data(text.utf8), to: path)
 }
 
-func writeAtomically(_ data: Data, to path: String) throws {
-    let url = URL(fileURLWithPath: path)
-    do {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url, options: .atomic)
-    } catch {
-        throw InputError(file: path, "cannot write the output file: \((error as NSError).localizedDescription)")
-    }
-}
+func writeAtomically(_ data: Data, to path: String) throws { try OutputFile.write(data, to: path) }
 
 /// Options shared by every command that draws random numbers.
 struct SeedOptions: ParsableArguments {
@@ -142,8 +91,4 @@ final class Progress: @unchecked Sendable {
     }
 }
 
-func jsonString<T: Encodable>(_ value: T) throws -> String {
-    let enc = JSONEncoder()
-    enc.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try enc.encode(value), as: UTF8.self) + "\n"
-}
+func jsonString<T: Encodable>(_ value: T) throws -> String { try LabJSON.string(value) }

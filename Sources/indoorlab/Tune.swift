@@ -1,16 +1,18 @@
 import ArgumentParser
 import Foundation
 import LabCore
+import LabEvaluation
+import LabStore
+import LabScenarioIO
 import LabEstimators
 import LabPlanning
-import IndoorLocator
 
 struct Tune: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Move a scenario's beacons along their mounts to lower the error; report before and after.",
         discussion: """
         Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the
-        Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(IndoorLocator.estimatorName)),
+        Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)),
         and if the simulated area P90 got worse the original layout is kept (and the output says so).
         Example: indoorlab tune museum-gallery -o out/museum-tuned.yaml
         """)
@@ -38,11 +40,11 @@ struct Tune: ParsableCommand {
     }
 
     func run() throws {
-        let path = resolveScenarioPath(scenario)
+        let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
         var o = Tuner.Options()
         o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
-        o.estimator = EstimatorKind(rawValue: IndoorLocator.estimatorName) ?? .fusion
+        o.estimator = .shipped
         let progress = Progress("tune", total: 0)
         let result = Tuner(scenario: s, options: o).run { progress.note($0) }
         progress.finish()
@@ -57,9 +59,9 @@ struct Tune: ParsableCommand {
         }
         func m(_ v: Double) -> String { Format.metres(v) + " m" }
         let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
-                    ["before", m(result.before.predicted.areaP90), m(result.before.predicted.medianP90), m(result.before.simulated.areaP90), m(result.before.simulated.medianP90)],
-                    ["after", m(result.after.predicted.areaP90), m(result.after.predicted.medianP90), m(result.after.simulated.areaP90), m(result.after.simulated.medianP90)]]
-            + (result.rejected.map { r in [["tried", m(r.predicted.areaP90), m(r.predicted.medianP90), m(r.simulated.areaP90), m(r.simulated.medianP90)]] } ?? [])
+                    ["before", m(result.before.predicted.areaQuantile), m(result.before.predicted.medianP90), m(result.before.simulated.areaQuantile), m(result.before.simulated.medianP90)],
+                    ["after", m(result.after.predicted.areaQuantile), m(result.after.predicted.medianP90), m(result.after.simulated.areaQuantile), m(result.after.simulated.medianP90)]]
+            + (result.rejected.map { r in [["tried", m(r.predicted.areaQuantile), m(r.predicted.medianP90), m(r.simulated.areaQuantile), m(r.simulated.medianP90)]] } ?? [])
         print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
         print(LeaderboardTable.table(rows), terminator: "")
         if result.reverted {

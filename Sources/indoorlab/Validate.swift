@@ -1,5 +1,9 @@
 import ArgumentParser
 import LabCore
+import LabEstimators
+import LabEvaluation
+import LabStore
+import LabScenarioIO
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +21,7 @@ struct Validate: ParsableCommand {
     func run() throws {
         var results: [FileResult] = []
         for f in files {
-            let path = resolveScenarioPath(f)
+            let path = BundledScenarios.resolve(f)
             do {
                 let s = try ScenarioLoader.load(path: path)
                 let summary = "\(s.name): \(s.beacons.count) beacons, \(s.rooms.count) rooms, \(s.walls.count) walls, "

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import IndoorLocator  // and nothing else: this is what an app sees
+import IndoorLocator  // and, for init(scenarioAt:), its scenario product: what an app sees
+import IndoorLocatorScenarios
 
 let uuid = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
 let placements = [(0.0, 0.0), (20.0, 0.0), (20.0, 15.0), (0.0, 15.0), (10.0, 7.0)].enumerated().map { i, p in

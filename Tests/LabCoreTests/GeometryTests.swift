@@ -1,5 +1,6 @@
 import Testing
 @testable import LabCore
+import LabScenarioIO
 
 @Suite struct GeometryTests {
     @Test func bearingsAreCompassDegrees() {

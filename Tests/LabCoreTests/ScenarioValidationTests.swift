@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LabCore
+import LabScenarioIO
 
 /// A small valid scenario; each test breaks one thing.
 let validYAML = """

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import LabCore
 @testable import LabEstimators
+import LabScenarioIO
+import LabStore
 
 let square = [Point(0, 0), Point(20, 0), Point(20, 15), Point(0, 15), Point(10, 7)]
 let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
@@ -12,7 +14,15 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         return (0..<25).map { _ in Point(r.uniform(1, 19), r.uniform(1, 14)) }
     }()
 
-    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    /// Every estimator that fixes from three beacons' RSSI (its own description says so).
+    static let fromThreeBeacons = EstimatorKind.allCases.filter { $0.inputs.minimumBeacons == 3 }
+
+    @Test func theRangeEstimatorsIncludeTheShippedOne() {
+        #expect(Self.fromThreeBeacons.contains(.shipped))
+        #expect(Set(Self.fromThreeBeacons) == [.trilateration, .leastSquares, .leastSquaresRange, .fusion, .floorplanFusion])
+    }
+
+    @Test(arguments: NoiseFreeTests.fromThreeBeacons)
     func rangeEstimatorsAreExactWithoutNoise(kind: EstimatorKind) throws {
         let venue = makeVenue(square)
         let est = kind.make(venue: venue)
@@ -31,7 +41,7 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
                           beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
                           beaconHeightOffset: base.beaconHeightOffset, walls: walls)
         let est = FloorplanFusionEstimator(venue: venue)
-        let plain = LeastSquaresEstimator(venue: venue, domain: .rssi)
+        let plain = LeastSquaresEstimator(venue: venue)
         var worstPlain = 0.0
         for p in Self.points {
             var o = exactObservation(venue, at: p)
@@ -148,13 +158,13 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         #expect(!reason.description.isEmpty)
     }
 
-    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    @Test(arguments: NoiseFreeTests.fromThreeBeacons)
     func oneBeaconIsTooFew(kind: EstimatorKind) {
         let o = Observation(beacons: [BeaconObservation(beacon: 0, rssi: -60)])
         #expect(kind.make(venue: Self.venue).locate(o) == .noFix(.tooFewBeacons(heard: 1, needed: 3)))
     }
 
-    @Test(arguments: [EstimatorKind.trilateration, .leastSquares, .leastSquaresRange, .fusion])
+    @Test(arguments: NoiseFreeTests.fromThreeBeacons)
     func collinearBeaconsAreDegenerate(kind: EstimatorKind) {
         let line = makeVenue([Point(0, 0), Point(5, 0), Point(10, 0), Point(20, 0)])
         let outcome = kind.make(venue: line).locate(exactObservation(line, at: Point(7, 3)))
@@ -174,7 +184,7 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         }
     }
 
-    @Test(arguments: [EstimatorKind.leastSquares, .leastSquaresRange, .fusion, .trilateration])
+    @Test(arguments: EstimatorKind.allCases.filter { $0.inputs.minimumBeacons > 0 })
     func absurdButFiniteRSSINeverCrashes(kind: EstimatorKind) {
         let est = kind.make(venue: Self.venue)
         for values in [[0.0, 0, 0], [50, -200, 10], [-300, -300, -300], [-1e6, 1e6, 0], [-59, -59, -59]] {

@@ -4,6 +4,9 @@ import LabCore
 import LabSimulation
 import LabEstimators
 @testable import LabEvaluation
+import LabScenarioIO
+import LabStore
+import IndoorLocatorScenarios
 
 let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Scenarios").path
@@ -137,5 +140,27 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(throws: InputError.self) { try ResultsFile.decode("not,a,header\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
+    }
+}
+
+/// The √CRLB map counts readings as the planner does, and agrees with the per-epoch bound where every
+/// beacon is heard for sure.
+@Suite struct BoundMapTests {
+    @Test(arguments: [nil, 5.0])
+    func mapEqualsThePerEpochBoundWhereEveryBeaconIsHeard(correlation: Double?) throws {
+        var s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
+        s.radio.sensitivity = -300
+        s.radio.packetLoss = 0
+        s.radio.correlationDistance = correlation
+        let map = BoundMapper.map(s)
+        let bound = CramerRaoBound(venue: Venue(s))
+        // One independent reading per beacon with correlated shadowing, every advertisement otherwise.
+        let k = correlation == nil ? s.radio.advertisementsPerWindow : 1
+        for (ix, iy) in [(3, 4), (20, 10), (40, 30)] {
+            let p = Point(s.bounds.width * Double(ix) / Double(map.nx - 1), s.bounds.height * Double(iy) / Double(map.ny - 1))
+            let table = bound.bound(at: p, beacons: s.beacons.indices.map { ($0, k) }).squareRoot()
+            let onMap = map.values[iy * map.nx + ix]
+            #expect(abs(onMap - table) < 1e-9 * table, "at \(p): map \(onMap), per-epoch bound \(table)")
+        }
     }
 }

@@ -5,6 +5,9 @@ import LabSimulation
 import LabEstimators
 import LabEvaluation
 @testable import IndoorLocator
+import LabScenarioIO
+import LabStore
+import IndoorLocatorScenarios
 
 /// The shipped library must be the tournament's winner, giving the same fixes on the same epochs.
 @Suite struct LibraryMatchesWinnerTests {

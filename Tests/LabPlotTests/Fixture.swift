@@ -3,6 +3,8 @@ import LabCore
 import LabEstimators
 import LabEvaluation
 import LabPlot
+import LabScenarioIO
+import LabStore
 
 /// A small venue and a small saved result, built in code and written like `compare --out` writes them.
 enum Fixture {
@@ -84,9 +86,10 @@ enum Fixture {
         let board = Leaderboard(results: rs, scenarios: [scenarioName], seeds: seeds)
         let manifest = RunManifest(scenarios: [.init(name: scenarioName, path: dir + "/\(scenarioName).yaml")], seeds: seeds,
                                    estimators: estimators, leaderboard: board)
-        try RunManifest.encoder().encode(manifest).write(to: URL(fileURLWithPath: dir + "/" + RunManifest.fileName))
-        try Data((csv ?? ResultsFile.encode(rs)).utf8)
-            .write(to: URL(fileURLWithPath: dir + "/" + RunManifest.resultsFileName(scenarioName)))
+        try ResultsDirectory.write(results: rs, boundMaps: [scenarioName: BoundMapper.map(scenario)], manifest: manifest, to: dir)
+        if let csv {
+            try Data(csv.utf8).write(to: URL(fileURLWithPath: dir + "/" + RunManifest.resultsFileName(scenarioName)))
+        }
         return dir
     }
 
@@ -103,22 +106,8 @@ enum Fixture {
         for d in dirs { try? FileManager.default.removeItem(atPath: d) }
     }
 
-    /// √CRLB on a coarse grid, all beacons heard 10 times (the CLI also drops beacons below sensitivity).
-    static func boundField(_ s: Scenario) -> (field: ScalarField, readingsPerBeacon: Int) {
-        let bound = CramerRaoBound(venue: Venue(s))
-        let nx = 25, ny = 17
-        var values: [Double] = []
-        for iy in 0..<ny {
-            for ix in 0..<nx {
-                let p = Point(s.bounds.width * Double(ix) / Double(nx - 1), s.bounds.height * Double(iy) / Double(ny - 1))
-                values.append(bound.bound(at: p, readingsPerBeacon: 10).squareRoot())
-            }
-        }
-        return (ScalarField(layout: .grid(s.bounds, nx: nx, ny: ny), values: values, label: "√CRLB (m)"), 10)
-    }
-
     static func plotter(_ dir: String) throws -> ResultsPlotter {
-        try ResultsPlotter(directory: dir, loadScenario: { _ in scenario }, boundField: boundField)
+        try ResultsPlotter(directory: dir, loadScenario: { _ in scenario })
     }
 }
 

@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 import LabCore
+import LabEstimators
 import LabEvaluation
 @testable import LabPlot
+import LabScenarioIO
+import LabStore
 
 @Suite struct StandardFigureTests {
     /// Text each kind must carry in its SVG: axis labels with units, legend entries, title parts.
@@ -12,7 +15,7 @@ import LabEvaluation
         .map: (["x (m)", "y (m)", "true path", "beacon", "exhibit", "frieze", "QR checkpoint", "West room", "East room"],
                ["test-hall — walk 'loop', seed 1", "fusion (P75 ", "least-squares (P75 "]),
         .heatmap: (["x (m)", "y (m)", "mean error (m)", "beacon"], ["test-hall — fusion: mean error per test point", "seeds 1–2"]),
-        .crlb: (["x (m)", "y (m)", "√CRLB (m)", "beacon", "QR checkpoint"], ["test-hall — √CRLB: 4 beacons, 10 readings each", "no seed"]),
+        .crlb: (["x (m)", "y (m)", "√CRLB (m)", "beacon", "QR checkpoint"], ["test-hall — √CRLB: 4 beacons, expected readings per window", "no seed"]),
         .leaderboard: (["P75 error (m)", "1. fusion (winner)", "test-hall", "no fixes", "✕"], ["Leaderboard — P75", "seeds 1–2"]),
     ]
 
@@ -225,8 +228,9 @@ import LabEvaluation
         #expect(SeedText.describe(Array(stride(from: 1, to: 40, by: 3))) == "13 seeds")
     }
 
-    @Test func estimatorsKeepTheirStyleAcrossFigures() {
-        let colors = ResultFigures.estimatorOrder.map { ResultFigures.style(forEstimator: $0).color }
+    @Test func everyRegisteredEstimatorHasItsOwnColour() {
+        let colors = EstimatorKind.allCases.map { ResultFigures.style(forEstimator: $0.rawValue).color }
+        #expect(colors.count == EstimatorRegistry.all.count)
         #expect(Set(colors).count == colors.count, "every estimator has its own colour")
     }
 }

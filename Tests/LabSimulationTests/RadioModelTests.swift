@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LabCore
 @testable import LabSimulation
+import LabScenarioIO
 
 /// A venue with one beacon at the origin, for checking the radio model alone.
 func oneBeacon(radio: RadioModel, walls: [Wall] = []) -> Scenario {

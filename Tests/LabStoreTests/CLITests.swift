@@ -5,6 +5,7 @@ import LabEvaluation
 import LabSimulation
 import Testing
 @testable import LabStore
+import LabScenarioIO
 
 /// The commands as a script or CI job runs them: exit codes, messages, files left behind.
 @Suite(.enabled(if: haveBinary, "needs .build/debug/indoorlab (swift build)"), .serialized) struct StoreCLITests {

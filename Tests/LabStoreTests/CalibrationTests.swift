@@ -3,6 +3,8 @@ import LabCore
 import LabSimulation
 import Testing
 @testable import LabStore
+import LabScenarioIO
+import LabEvaluation
 
 @Suite struct CalibrationTests {
     @Test func noiseFreeSamplesGiveTheLawBack() throws {

@@ -4,6 +4,7 @@ import LabEstimators
 import LabEvaluation
 import Testing
 @testable import LabStore
+import LabScenarioIO
 
 @Suite struct ImportTests {
     /// Imports `dir` and expects an input error at `file:line` naming `field`; nothing may be left behind.

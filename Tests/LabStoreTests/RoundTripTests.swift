@@ -5,6 +5,7 @@ import LabEvaluation
 import LabSimulation
 import Testing
 @testable import LabStore
+import LabScenarioIO
 
 /// record → replay gives exactly what `compare` computes for the same scenario, walk and seed.
 @Suite struct RoundTripTests {

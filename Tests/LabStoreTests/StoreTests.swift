@@ -4,6 +4,7 @@ import LabEstimators
 import LabEvaluation
 import Testing
 @testable import LabStore
+import LabScenarioIO
 
 @Suite struct StoreTests {
     func smallRecording() throws -> Recording {

@@ -1,6 +1,8 @@
 import Foundation
 import LabCore
 import Testing
+import LabScenarioIO
+import LabEvaluation
 
 /// The package root (Tests/LabStoreTests/Support.swift → three levels up).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

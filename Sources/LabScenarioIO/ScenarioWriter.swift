@@ -1,3 +1,4 @@
+import LabCore
 import Yams
 
 /// Writes scenario YAML with a new set of beacons, keeping every other field of the original file as it was

@@ -1,7 +1,7 @@
 import Foundation
 import LabCore
 import LabEstimators
-import LabEvaluation
+import LabStore
 
 /// Runs estimators over a recording's epochs, scores them against its ground truth and its baselines.
 public enum RecordingReplay {

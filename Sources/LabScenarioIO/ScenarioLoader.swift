@@ -1,4 +1,5 @@
 import Foundation
+import LabCore
 import Yams
 
 /// Reads a scenario from YAML and checks it, reporting every problem with file, line and field path.

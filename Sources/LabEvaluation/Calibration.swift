@@ -1,9 +1,10 @@
 @preconcurrency internal import CGSL
 import Foundation
 import LabCore
+import LabStore
 
 /// GSL's default error handler aborts the process; status codes are checked instead. Evaluated once.
-let gslErrorHandlerOffForStore: Void = { _ = gsl_set_error_handler_off() }()
+let gslErrorHandlerOff: Void = { _ = gsl_set_error_handler_off() }()
 
 /// A least-squares fit of the log-distance path-loss law to RSSI samples with known distances:
 ///
@@ -31,7 +32,7 @@ public struct PathLossFit: Sendable, Hashable, Codable {
     /// Fits the samples; `x` = 10·log10(d), `y` = RSSI.
     /// - Throws: ``CalibrationError`` with fewer than 3 samples, no spread in distance, or a GSL failure.
     public static func fit(x: [Double], y: [Double]) throws -> PathLossFit {
-        _ = gslErrorHandlerOffForStore
+        _ = gslErrorHandlerOff
         precondition(x.count == y.count, "x and y must have one entry per sample")
         let n = x.count
         guard n >= 3 else { throw CalibrationError("need at least 3 samples with a known distance, have \(n)") }

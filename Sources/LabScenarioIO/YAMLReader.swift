@@ -1,3 +1,4 @@
+import LabCore
 import Yams
 
 /// Collects the problems found while reading one YAML file, each with its line and field path.
@@ -32,8 +33,7 @@ struct YAMLField {
         for (k, v) in m {
             guard let key = k.string else { diagnostics.report(k, path, "expected a text key"); continue }
             if !allowed.contains(key) {
-                let hint = allowed.min { editDistance($0, key) < editDistance($1, key) }
-                let suggestion = hint.map { editDistance($0, key) <= 3 ? " (did you mean '\($0)'?)" : "" } ?? ""
+                let suggestion = didYouMean(key, among: allowed)
                 diagnostics.report(k, child(key), "unknown key '\(key)'\(suggestion); allowed: \(allowed.joined(separator: ", "))")
                 continue
             }
@@ -118,20 +118,4 @@ struct YAMLMapping {
         guard let f = fields[key], !f.isNull else { return nil }
         return f
     }
-}
-
-/// Levenshtein distance, for "did you mean" hints (unknown keys, scenario names).
-public func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var prev = Array(0...b.count), cur = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        cur[0] = i
-        for j in 1...b.count {
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&prev, &cur)
-    }
-    return prev[b.count]
 }

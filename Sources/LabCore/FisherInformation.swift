@@ -1,0 +1,100 @@
+import Foundation
+
+/// Fisher information about a 2-D position (x, y), metres⁻², and the Cramér–Rao bound it gives.
+/// The one home of this maths: the per-epoch bound, the √CRLB map, the planner's coverage model and the
+/// bearing estimator's covariance all add their terms here.
+///
+/// RSSI (Patwari et al., IEEE TSP 2003; P0 and n known), k independent readings of a beacon at c:
+///
+///     F += k · b · (p − c)(p − c)ᵀ / d⁴,   b = (10·n / (σ·ln 10))²,   d = 3-D distance
+///
+/// Bearing toward a landmark at distance d along the unit line of sight u, heading σθ in radians:
+///
+///     F += u⊥ u⊥ᵀ / (σθ² · d²),   u⊥ ⟂ u
+///
+/// The bound: E‖p̂ − p‖² ≥ trace(F⁻¹).
+///
+/// Edge cases, stated once: σ below ``minimumSigmaDB`` counts as that floor (zero noise would mean
+/// infinite information); distances below ``minimumDistance`` count as that floor (the path-loss law's
+/// own floor, ``RadioModel/meanRSSI(distance:p0:)``); a matrix whose determinant is below
+/// ``singularity`` relative to the product of its diagonal gives no 2-D fix: the bound is +∞.
+public struct FisherInformation: Sendable, Hashable {
+    public var xx: Double
+    public var xy: Double
+    public var yy: Double
+
+    public init(xx: Double = 0, xy: Double = 0, yy: Double = 0) { self.xx = xx; self.xy = xy; self.yy = yy }
+
+    public static let zero = FisherInformation()
+    /// Smallest shadowing σ used, dB.
+    public static let minimumSigmaDB = 1e-6
+    /// Smallest beacon–phone or landmark–phone distance used, metres.
+    public static let minimumDistance = 0.01
+    /// Relative determinant below which the information is singular.
+    public static let singularity = 1e-12
+
+    /// b = (10·n / (σ·ln 10))²: the information per reading per unit of (p − c)(p − c)ᵀ / d⁴.
+    @inlinable public static func rssiScale(exponent n: Double, sigma: Double) -> Double {
+        let s = Swift.max(sigma, minimumSigmaDB)
+        let b = 10 * n / (s * log(10))
+        return b * b
+    }
+
+    /// The information of `readings` independent RSSI readings of a beacon at offset (dx, dy, dz) from the
+    /// phone (phone minus beacon), with `scale` = ``rssiScale(exponent:sigma:)``.
+    @inlinable public static func rssi(dx: Double, dy: Double, dz: Double, readings: Double, scale: Double) -> FisherInformation {
+        let floor = minimumDistance * minimumDistance
+        let d2 = Swift.max(dx * dx + dy * dy + dz * dz, floor)
+        let w = scale * readings / (d2 * d2)
+        return FisherInformation(xx: w * dx * dx, xy: w * dx * dy, yy: w * dy * dy)
+    }
+
+    /// The information of one bearing along the unit line of sight `u`, at distance `d`, with σθ in radians.
+    @inlinable public static func bearing(lineOfSight u: Point, distance d: Double, sigmaRadians: Double) -> FisherInformation {
+        let dd = Swift.max(d, minimumDistance)
+        let w = 1 / (sigmaRadians * sigmaRadians * dd * dd)
+        // u⊥ = (u.y, −u.x)
+        return FisherInformation(xx: w * u.y * u.y, xy: -w * u.x * u.y, yy: w * u.x * u.x)
+    }
+
+    @inlinable public static func + (a: FisherInformation, b: FisherInformation) -> FisherInformation {
+        FisherInformation(xx: a.xx + b.xx, xy: a.xy + b.xy, yy: a.yy + b.yy)
+    }
+    @inlinable public static func += (a: inout FisherInformation, b: FisherInformation) {
+        a.xx += b.xx; a.xy += b.xy; a.yy += b.yy
+    }
+    @inlinable public static func -= (a: inout FisherInformation, b: FisherInformation) {
+        a.xx -= b.xx; a.xy -= b.xy; a.yy -= b.yy
+    }
+
+    @inlinable public var determinant: Double { xx * yy - xy * xy }
+
+    /// False when the matrix is (numerically) singular.
+    @inlinable public var isInvertible: Bool {
+        determinant > FisherInformation.singularity * Swift.max(xx * yy, 1e-300)
+    }
+
+    /// F⁻¹, the bound on the error covariance; nil when singular.
+    @inlinable public var inverse: Covariance2? {
+        guard isInvertible else { return nil }
+        let det = determinant
+        return Covariance2(xx: yy / det, xy: -xy / det, yy: xx / det)
+    }
+
+    /// trace(F⁻¹), m²: the bound on the mean squared horizontal error; +∞ when singular.
+    @inlinable public var traceOfInverse: Double {
+        guard isInvertible else { return .infinity }
+        return (xx + yy) / determinant
+    }
+}
+
+/// A 2-D position covariance, m².
+public struct Covariance2: Sendable, Hashable, Codable {
+    public var xx: Double
+    public var xy: Double
+    public var yy: Double
+    public init(xx: Double, xy: Double, yy: Double) { self.xx = xx; self.xy = xy; self.yy = yy }
+
+    /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
+    @inlinable public var drms: Double { (xx + yy).squareRoot() }
+}

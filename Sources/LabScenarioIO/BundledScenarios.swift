@@ -1,0 +1,66 @@
+import Foundation
+import LabCore
+
+/// Finds scenarios by path or by the name of a bundled one (`open-hall` → `Scenarios/open-hall.yaml`).
+///
+/// Bundled scenarios are looked for, in order, in `$INDOORLAB_SCENARIOS`, `./Scenarios`, and the
+/// `Scenarios` folder of the package the running binary was built in (up to four levels above it).
+public enum BundledScenarios {
+    /// The directories searched, in order.
+    public static func directories() -> [String] {
+        var dirs: [String] = []
+        if let env = ProcessInfo.processInfo.environment["INDOORLAB_SCENARIOS"] { dirs.append(env) }
+        dirs.append(FileManager.default.currentDirectoryPath + "/Scenarios")
+        // .build/<config>/indoorlab → package root
+        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        for _ in 0..<4 {
+            dir = dir.deletingLastPathComponent()
+            dirs.append(dir.path + "/Scenarios")
+        }
+        return dirs
+    }
+
+    /// Every bundled scenario file, sorted by name (from the first directory that has any).
+    public static func paths() -> [String] {
+        for dir in directories() {
+            if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
+                let yaml = names.filter { $0.hasSuffix(".yaml") }.sorted()
+                if !yaml.isEmpty { return yaml.map { dir + "/" + $0 } }
+            }
+        }
+        return []
+    }
+
+    /// The names of the bundled scenarios (file names without `.yaml`).
+    public static func names() -> [String] {
+        paths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
+    }
+
+    /// `nameOrPath` itself when it is a file, a path or ends in `.yaml`; else the bundled file of that name
+    /// when there is one; else `nameOrPath` unchanged.
+    public static func resolve(_ nameOrPath: String) -> String {
+        if isPath(nameOrPath) { return nameOrPath }
+        for dir in directories() {
+            let p = dir + "/" + nameOrPath + ".yaml"
+            if FileManager.default.fileExists(atPath: p) { return p }
+        }
+        return nameOrPath
+    }
+
+    /// Loads and validates a scenario by path or bundled name.
+    /// - Throws: ``InputError`` for an unknown name (with a did-you-mean hint and the bundled names),
+    ///   ``InputErrors`` for a file with problems.
+    public static func load(_ nameOrPath: String) throws -> Scenario {
+        let path = resolve(nameOrPath)
+        if !isPath(nameOrPath) && !FileManager.default.fileExists(atPath: path) {
+            let names = names()
+            throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(didYouMean(nameOrPath, among: names)); bundled: \(names.joined(separator: ", "))")
+        }
+        return try ScenarioLoader.load(path: path)
+    }
+
+    private static func isPath(_ s: String) -> Bool {
+        FileManager.default.fileExists(atPath: s) || s.contains("/") || s.hasSuffix(".yaml")
+    }
+}

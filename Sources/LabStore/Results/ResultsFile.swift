@@ -1,0 +1,165 @@
+import Foundation
+import LabCore
+import LabEstimators
+
+/// The per-epoch results of a tournament or replay as CSV: one row per estimator and epoch.
+/// Plots and later comparisons read this file instead of recomputing.
+public enum ResultsFile {
+    public static let columns = ["scenario", "seed", "estimator", "walk", "epoch", "t", "truth_x", "truth_y", "fix_x", "fix_y",
+                                 "uncertainty", "reason", "error", "crlb", "beacons_heard", "room_hit", "exhibit_hit",
+                                 "frieze_looks", "frieze_hits"]
+    public static var header: String { columns.joined(separator: ",") }
+
+    public static func encode(_ results: [EpochResult]) -> String {
+        var out = header + "\n"
+        out.reserveCapacity(results.count * 120)
+        func num(_ v: Double?, _ digits: Int = 4) -> String { v.map { Format.fixed($0, digits) } ?? "" }
+        func flag(_ b: Bool?) -> String { b.map { $0 ? "1" : "0" } ?? "" }
+        for r in results {
+            out += "\(r.scenario),\(r.seed),\(r.estimator.rawValue),\(r.walk),\(r.epoch),\(Format.fixed(r.t, 3)),"
+            out += "\(Format.fixed(r.truth.x, 4)),\(Format.fixed(r.truth.y, 4)),\(num(r.fix?.x)),\(num(r.fix?.y)),"
+            out += "\(num(r.uncertainty)),\(r.reason ?? ""),\(num(r.error)),\(r.crlb.isFinite ? Format.fixed(r.crlb, 6) : "inf"),"
+            out += "\(r.beaconsHeard),\(flag(r.roomHit)),\(flag(r.exhibitHit)),\(r.friezeLooks),\(r.friezeHits)\n"
+        }
+        return out
+    }
+
+    /// Reads results CSV text; a malformed row is reported with its line number and column.
+    public static func decode(_ text: String, file: String) throws -> [EpochResult] {
+        try decode(CSVFile(path: file, bytes: Array(text.utf8)))
+    }
+
+    /// Reads a results file written by ``encode(_:)``.
+    public static func read(path: String) throws -> [EpochResult] {
+        let csv: CSVFile
+        do { csv = try CSVFile(path: path) } catch let e as InputError {
+            throw InputError(e.location, "cannot read the results file: \(e.message) (run 'indoorlab compare --out DIR' first)")
+        }
+        return try decode(csv)
+    }
+
+    static func decode(_ csv: CSVFile) throws -> [EpochResult] {
+        var out: [EpochResult] = []
+        try csv.forEachRow(required: columns) { rec, c in
+            func od(_ name: String) throws -> Double? { try rec.optionalDouble(c[name]!) }
+            func d(_ name: String) throws -> Double { try rec.double(c[name]!) }
+            func int(_ name: String) throws -> Int { try rec.int(c[name]!) }
+            func flag(_ name: String) throws -> Bool? {
+                let i = c[name]!
+                switch rec.string(i) {
+                case "": return nil
+                case "1": return true
+                case "0": return false
+                default: throw rec.error(i, "expected 0, 1 or nothing, found '\(rec.string(i))'")
+                }
+            }
+            let seedField = c["seed"]!, estField = c["estimator"]!, crlbField = c["crlb"]!
+            guard let seed = UInt64(rec.string(seedField)) else {
+                throw rec.error(seedField, "expected a seed (whole number ≥ 0), found '\(rec.string(seedField))'")
+            }
+            guard let est = EstimatorKind(rawValue: rec.string(estField)) else {
+                throw rec.error(estField, "expected an estimator (\(EstimatorKind.knownNames)), found '\(rec.string(estField))'")
+            }
+            let crlb = rec.string(crlbField) == "inf" ? Double.infinity : try rec.double(crlbField)
+            let fx = try od("fix_x"), fy = try od("fix_y")
+            let reason = rec.string(c["reason"]!)
+            out.append(EpochResult(scenario: rec.string(c["scenario"]!), seed: seed, estimator: est, walk: rec.string(c["walk"]!),
+                                   epoch: try int("epoch"), t: try d("t"), truth: Point(try d("truth_x"), try d("truth_y")),
+                                   fix: fx.flatMap { x in fy.map { Point(x, $0) } }, uncertainty: try od("uncertainty"),
+                                   reason: reason.isEmpty ? nil : reason, error: try od("error"), crlb: crlb,
+                                   beaconsHeard: try int("beacons_heard"), roomHit: try flag("room_hit"),
+                                   exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
+                                   friezeHits: try int("frieze_hits")))
+        }
+        return out
+    }
+}
+
+/// What a results directory holds besides the per-epoch rows: which scenarios (and their files),
+/// seeds and estimators, and the leaderboard.
+public struct RunManifest: Codable, Sendable {
+    public struct ScenarioEntry: Codable, Sendable { public var name: String; public var path: String
+        public init(name: String, path: String) { self.name = name; self.path = path } }
+    public var scenarios: [ScenarioEntry]
+    public var seeds: [UInt64]
+    public var estimators: [EstimatorKind]
+    public var leaderboard: Leaderboard
+
+    public init(scenarios: [ScenarioEntry], seeds: [UInt64], estimators: [EstimatorKind], leaderboard: Leaderboard) {
+        self.scenarios = scenarios; self.seeds = seeds; self.estimators = estimators; self.leaderboard = leaderboard
+    }
+
+    public static let fileName = "run.json"
+    public static func resultsFileName(_ scenario: String) -> String { "\(scenario)-epochs.csv" }
+    public static func boundMapFileName(_ scenario: String) -> String { "\(scenario)-crlb-map.json" }
+
+    public static func read(directory: String) throws -> RunManifest {
+        let path = directory + "/" + fileName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
+        }
+        do { return try LabJSON.decoder().decode(RunManifest.self, from: data) }
+        catch { throw InputError(file: path, "not a valid run manifest: \(error)") }
+    }
+}
+
+/// A results directory: the per-epoch rows of every scenario, each scenario's √CRLB map, and the manifest.
+public enum ResultsDirectory {
+    /// Writes every scenario's results and bound map, then the manifest (last, so a directory with a
+    /// manifest is complete), each file atomically.
+    public static func write(results: [EpochResult], boundMaps: [String: BoundMap], manifest: RunManifest, to dir: String) throws {
+        let grouped = Dictionary(grouping: results, by: \.scenario)
+        for s in manifest.scenarios {
+            try OutputFile.write(Data(ResultsFile.encode(grouped[s.name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(s.name))
+            if let map = boundMaps[s.name] {
+                try OutputFile.write(try LabJSON.encoder().encode(map), to: dir + "/" + RunManifest.boundMapFileName(s.name))
+            }
+        }
+        try OutputFile.write(try LabJSON.encoder().encode(manifest), to: dir + "/" + RunManifest.fileName)
+    }
+
+    /// The bound map of `scenario` in the results directory.
+    public static func readBoundMap(directory: String, scenario: String) throws -> BoundMap {
+        let path = directory + "/" + RunManifest.boundMapFileName(scenario)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(file: path, "cannot read the √CRLB map (written by 'indoorlab compare --out \(directory)')")
+        }
+        do { return try LabJSON.decoder().decode(BoundMap.self, from: data) }
+        catch { throw InputError(file: path, "not a valid √CRLB map: \(error)") }
+    }
+}
+
+/// √CRLB, metres, on a regular grid over a venue's bounds: what the crlb figure draws. Computed by
+/// LabEvaluation's `BoundMapper`, saved beside the epochs so the figure is redrawn without recomputing.
+public struct BoundMap: Sendable, Codable, Hashable {
+    public var scenario: String
+    public var bounds: Rect
+    public var nx: Int
+    public var ny: Int
+    /// Row-major from the south-west corner (index iy·nx + ix); +∞ where the geometry gives no 2-D fix.
+    public var values: [Double]
+    /// Advertisements per beacon per scan window the map assumes before packet loss and sensitivity.
+    public var readingsPerBeacon: Int
+    /// How the expected readings are counted, in words (for the figure's note).
+    public var model: String
+
+    public init(scenario: String, bounds: Rect, nx: Int, ny: Int, values: [Double], readingsPerBeacon: Int, model: String) {
+        self.scenario = scenario; self.bounds = bounds; self.nx = nx; self.ny = ny; self.values = values
+        self.readingsPerBeacon = readingsPerBeacon; self.model = model
+    }
+}
+
+/// Writing output files without leaving half-written ones.
+public enum OutputFile {
+    /// Writes `data` to `path` atomically (temporary file + rename), creating the directory.
+    /// - Throws: ``InputError`` naming the file.
+    public static func write(_ data: Data, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw InputError(file: path, "cannot write the output file: \((error as NSError).localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import LabCore
+import LabEstimators
+
+// The summaries a run writes to run.json and replay prints: plain records. LabEvaluation computes them
+// (ErrorStatistics(errors:attempts:), ScenarioScore(scenario:estimator:results:), Leaderboard(results:…)).
+
+/// Error statistics of one estimator over a set of epochs (DESIGN.md, "Accuracy: metrics and the bound").
+/// Quantiles are ``QuantileMethod/linear`` quantiles of the horizontal errors of the epochs with a fix.
+public struct ErrorStatistics: Sendable, Codable, Hashable {
+    /// Epochs attempted.
+    public var count: Int
+    /// Epochs with a fix.
+    public var fixes: Int
+    /// fixes / count.
+    public var availability: Double
+    public var mean: Double
+    /// CE50.
+    public var median: Double
+    /// The EvAAL/IPIN ranking figure.
+    public var p75: Double
+    public var p90: Double
+    /// CE95.
+    public var p95: Double
+    public var rmse: Double
+    public var max: Double
+
+    public init(count: Int, fixes: Int, availability: Double, mean: Double, median: Double, p75: Double, p90: Double,
+                p95: Double, rmse: Double, max: Double) {
+        self.count = count; self.fixes = fixes; self.availability = availability; self.mean = mean; self.median = median
+        self.p75 = p75; self.p90 = p90; self.p95 = p95; self.rmse = rmse; self.max = max
+    }
+}
+
+/// A rate of hits over the cases where the question applies; nil rate when it never applied.
+public struct HitRate: Sendable, Codable, Hashable {
+    public var hits: Int
+    public var cases: Int
+    public init(hits: Int = 0, cases: Int = 0) { self.hits = hits; self.cases = cases }
+    public var rate: Double? { cases > 0 ? Double(hits) / Double(cases) : nil }
+    public static func + (a: HitRate, b: HitRate) -> HitRate { HitRate(hits: a.hits + b.hits, cases: a.cases + b.cases) }
+}
+
+/// The summary of one estimator on one scenario (all seeds pooled).
+public struct ScenarioScore: Sendable, Codable, Hashable {
+    public var scenario: String
+    public var estimator: EstimatorKind
+    public var stats: ErrorStatistics
+    public var roomHitRate: Double?
+    public var exhibitHitRate: Double?
+    public var friezeHitRate: Double?
+    /// sqrt(mean CRLB) over the epochs with a fix, metres.
+    public var crlbRMSE: Double?
+    /// RMSE / sqrt(mean CRLB). Near 1: as good as an unbiased estimator can be. Below 1 is possible: the
+    /// bound holds for unbiased estimators, and fixes kept inside the venue, or pulled toward the beacons
+    /// by a prior-like start, are biased; a few seeds also leave sampling noise in both figures.
+    public var efficiency: Double?
+
+    public init(scenario: String, estimator: EstimatorKind, stats: ErrorStatistics, roomHitRate: Double?, exhibitHitRate: Double?,
+                friezeHitRate: Double?, crlbRMSE: Double?, efficiency: Double?) {
+        self.scenario = scenario; self.estimator = estimator; self.stats = stats; self.roomHitRate = roomHitRate
+        self.exhibitHitRate = exhibitHitRate; self.friezeHitRate = friezeHitRate; self.crlbRMSE = crlbRMSE; self.efficiency = efficiency
+    }
+}
+
+/// The tournament's verdict: scores per estimator and scenario, an overall row per estimator, the winner.
+public struct Leaderboard: Sendable, Codable {
+    public struct Overall: Sendable, Codable, Hashable {
+        public var estimator: EstimatorKind
+        /// Mean of the per-scenario P75, metres.
+        public var meanP75: Double
+        /// Lowest per-scenario availability.
+        public var minAvailability: Double
+        public var meanRMSE: Double
+        public var eligible: Bool
+        public init(estimator: EstimatorKind, meanP75: Double, minAvailability: Double, meanRMSE: Double, eligible: Bool) {
+            self.estimator = estimator; self.meanP75 = meanP75; self.minAvailability = minAvailability
+            self.meanRMSE = meanRMSE; self.eligible = eligible
+        }
+    }
+
+    public var scenarios: [String]
+    public var seeds: [UInt64]
+    public var scores: [ScenarioScore]
+    public var overall: [Overall]
+    public var winner: EstimatorKind?
+    public var rule: String
+
+    public init(scenarios: [String], seeds: [UInt64], scores: [ScenarioScore], overall: [Overall], winner: EstimatorKind?, rule: String) {
+        self.scenarios = scenarios; self.seeds = seeds; self.scores = scores; self.overall = overall
+        self.winner = winner; self.rule = rule
+    }
+
+    public func score(_ scenario: String, _ estimator: EstimatorKind) -> ScenarioScore? {
+        scores.first { $0.scenario == scenario && $0.estimator == estimator }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import LabCore
+
+/// The shared maths of LabCore, each against an independent statement of its definition.
+@Suite struct QuantileTests {
+    @Test func linearIsTypeSevenInterpolation() {
+        let s = SortedSample([4, 1, 3, 2])
+        // numpy.quantile([1, 2, 3, 4], [0, .25, .5, .75, 1]) = 1, 1.75, 2.5, 3.25, 4
+        for (p, want) in [(0.0, 1.0), (0.25, 1.75), (0.5, 2.5), (0.75, 3.25), (1.0, 4.0)] {
+            #expect(abs(s.quantile(p) - want) < 1e-12, "p = \(p)")
+        }
+    }
+
+    @Test func nearestRankIsAlwaysAnObservation() {
+        let s = SortedSample([10, 20, 30, 40, 50])
+        // ⌈p·n⌉-th smallest: 0.9·5 = 4.5 → 5th; 0.5·5 = 2.5 → 3rd; 0.2·5 = 1 → 1st
+        #expect(s.quantile(0.9, method: .nearestRank) == 50)
+        #expect(s.quantile(0.5, method: .nearestRank) == 30)
+        #expect(s.quantile(0.2, method: .nearestRank) == 10)
+        #expect(s.quantile(0, method: .nearestRank) == 10)
+        #expect(SortedSample([1, .infinity]).quantile(0.9, method: .nearestRank) == .infinity)
+    }
+
+    @Test func emptySamplesGiveNaNAndMeansAgree() {
+        #expect(SortedSample([]).quantile(0.5).isNaN)
+        #expect(SortedSample([]).mean.isNaN)
+        let values = (1...1000).map { Double($0) * 0.37 }
+        let s = SortedSample(values.shuffled())
+        #expect(abs(s.mean - values.reduce(0, +) / 1000) < 1e-9)
+        #expect(abs(s.rootMeanSquare - (values.reduce(0) { $0 + $1 * $1 } / 1000).squareRoot()) < 1e-9)
+    }
+}
+
+@Suite struct FisherInformationTests {
+    @Test func fourBeaconsAtTheCornersGiveTheClosedForm() {
+        // Phone at the centre of a square of side 2a: each beacon at distance d = a√2 along a diagonal.
+        // Σ (p − c)(p − c)ᵀ / d⁴ = 4·(a²/d⁴)·I, so trace(F⁻¹) = 2 / (b · 4a²/d⁴) = d⁴ / (2 b a²).
+        let a = 5.0, d2 = 2 * a * a
+        let scale = FisherInformation.rssiScale(exponent: 2, sigma: 4)
+        var f = FisherInformation.zero
+        for (x, y) in [(-a, -a), (a, -a), (a, a), (-a, a)] { f += .rssi(dx: x, dy: y, dz: 0, readings: 1, scale: scale) }
+        let want = d2 * d2 / (2 * scale * a * a)
+        #expect(abs(f.traceOfInverse - want) < 1e-9 * want)
+        #expect(abs(scale - pow(20 / (4 * log(10.0)), 2)) < 1e-12)
+    }
+
+    @Test func collinearInformationIsSingular() {
+        let scale = FisherInformation.rssiScale(exponent: 2, sigma: 4)
+        var f = FisherInformation.zero
+        for x in [-3.0, 2, 7] { f += .rssi(dx: x, dy: 0, dz: 0, readings: 10, scale: scale) }
+        #expect(f.traceOfInverse == .infinity)
+        #expect(f.inverse == nil)
+    }
+
+    @Test func twoPerpendicularBearingsGiveSigmaTimesDistance() {
+        // Lines of sight along x and y at distance 10 m, σθ = 0.1 rad: each pins the perpendicular axis to σθ·d = 1 m.
+        let f = FisherInformation.bearing(lineOfSight: Point(1, 0), distance: 10, sigmaRadians: 0.1)
+            + .bearing(lineOfSight: Point(0, 1), distance: 10, sigmaRadians: 0.1)
+        let c = try! #require(f.inverse)
+        #expect(abs(c.xx - 1) < 1e-12 && abs(c.yy - 1) < 1e-12 && abs(c.xy) < 1e-12)
+        #expect(abs(c.drms - 2.0.squareRoot()) < 1e-12)
+    }
+
+    @Test func expectedReadingsCountLossSensitivityAndCorrelation() {
+        var r = RadioModel(sigma: 4, sensitivity: -100, advertisingInterval: 0.1, scanWindow: 1, packetLoss: 0.2)
+        #expect(abs(r.expectedIndependentReadings(meanRSSI: -40) - 10 * 0.8) < 1e-9, "heard for sure: k·(1 − loss)")
+        #expect(abs(r.expectedIndependentReadings(meanRSSI: -100) - 4) < 1e-9, "at the sensitivity: half heard")
+        #expect(r.expectedIndependentReadings(meanRSSI: -140) == 0, "below half a reading: not heard")
+        r.correlationDistance = 5
+        #expect(abs(r.expectedIndependentReadings(meanRSSI: -40) - 1) < 1e-9, "one shadowing draw per window")
+    }
+}
+
+@Suite struct LabJSONTests {
+    @Test func infinitiesAndNaNRoundTripAsStrings() throws {
+        let text = try LabJSON.string(["a": Double.infinity, "b": -.infinity, "c": 1.5])
+        #expect(text.contains("\"inf\"") && text.contains("\"-inf\""))
+        let back = try LabJSON.decoder().decode([String: Double].self, from: Data(text.utf8))
+        #expect(back["a"] == .infinity && back["b"] == -.infinity && back["c"] == 1.5)
+        #expect(try LabJSON.string([Double.nan]).contains("\"nan\""))
+    }
+}
