@@ -42,9 +42,11 @@ let package = Package(
         .target(name: "IndoorLocator", dependencies: ["LabCore", "LabEstimators"]),
         // Loading an IndoorLocator from a scenario file (a separate product: it brings Yams).
         .target(name: "IndoorLocatorScenarios", dependencies: ["IndoorLocator", "LabCore", "LabScenarioIO"]),
+        // The benchmark: throughput of every stage, the library included (`indoorlab bench`).
+        .target(name: "LabBench", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "CHeapStats"]),
         // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "IndoorLocator", "CHeapStats",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
@@ -57,7 +59,8 @@ let package = Package(
         .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
-        .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"]),
+        // Expected/ holds the stored outputs the expected-output tests compare with.
+        .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"], exclude: ["Expected"]),
         .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
         .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators"]),
     ]

@@ -9,21 +9,11 @@ public final class LeastSquaresEstimator: PositionEstimator {
     public static let name = "least-squares"
     public static let summary = "GSL Levenberg–Marquardt, RSSI-domain residuals (maximum likelihood)"
     public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 3)
-    let venue: Venue
-    let solver: FixSolver
-    private var scratch: [Point]
+    let fit: RSSILeastSquares
 
-    public init(venue: Venue) {
-        self.venue = venue
-        solver = FixSolver(venue: venue, domain: .rssi)
-        scratch = []
-        scratch.reserveCapacity(venue.beaconCount)
-    }
+    public init(venue: Venue) { fit = RSSILeastSquares(venue: venue, domain: .rssi) }
 
-    public func locate(_ observation: Observation) -> EstimateOutcome {
-        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
-        return RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch)
-    }
+    public func locate(_ observation: Observation) -> EstimateOutcome { fit.locate(observation) }
 }
 
 /// ``LeastSquaresEstimator`` with range-domain residuals (RSSI turned into ranges first, each weighted by
@@ -32,18 +22,26 @@ public final class LeastSquaresRangeEstimator: PositionEstimator {
     public static let name = "least-squares-range"
     public static let summary = "GSL Levenberg–Marquardt, range-domain residuals"
     public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 3)
+    let fit: RSSILeastSquares
+
+    public init(venue: Venue) { fit = RSSILeastSquares(venue: venue, domain: .range) }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome { fit.locate(observation) }
+}
+
+/// The venue, solver and scratch space of one least-squares estimator, in either residual domain.
+final class RSSILeastSquares {
     let venue: Venue
     let solver: FixSolver
-    private var scratch: [Point]
+    private var scratch: [Point] = []
 
-    public init(venue: Venue) {
+    init(venue: Venue, domain: FixSolver.Domain) {
         self.venue = venue
-        solver = FixSolver(venue: venue, domain: .range)
-        scratch = []
+        solver = FixSolver(venue: venue, domain: domain)
         scratch.reserveCapacity(venue.beaconCount)
     }
 
-    public func locate(_ observation: Observation) -> EstimateOutcome {
+    func locate(_ observation: Observation) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         return RSSIFit.solve(venue: venue, beacons: observation.beacons, solver: solver, scratch: &scratch)
     }

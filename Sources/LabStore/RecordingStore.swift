@@ -59,6 +59,7 @@ public enum RecordingStore {
                     summary.headingSamples = writer.headingCount
                     summary.truthSamples = writer.truthCount
                     summary.duration = writer.timeSpan
+                    KillPoints.reached(.beforeCommit)
                 }
             } catch {
                 try? queue.close()
@@ -68,7 +69,9 @@ public enum RecordingStore {
         } catch let e as DatabaseError {
             throw InputError(file: path, "cannot write the recording: \(e.message ?? "\(e)")")
         }
+        KillPoints.reached(.beforeFlush)
         try flush(temp)
+        KillPoints.reached(.beforeLink)
         // link() fails rather than replace a file that appeared meanwhile; rename() as the fallback for
         // file systems without hard links.
         if link(temp, path) != 0 {
@@ -80,6 +83,7 @@ public enum RecordingStore {
                 throw InputError(file: path, "cannot move the finished recording into place: \(String(cString: strerror(err)))")
             }
         } else {
+            KillPoints.reached(.afterLink)
             unlink(temp)
         }
         done = true
@@ -378,6 +382,7 @@ public final class RecordingWriter {
         rssiStatement.setUncheckedArguments([r.t, r.beacon, r.rssi])
         try rssiStatement.execute()
         rssiCount += 1
+        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
         see(r.t)
     }
 
@@ -389,6 +394,7 @@ public final class RecordingWriter {
         headingStatement.setUncheckedArguments([h.t, h.heading, h.accuracy, h.frieze, h.target])
         try headingStatement.execute()
         headingCount += 1
+        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
         see(h.t)
     }
 
@@ -399,6 +405,7 @@ public final class RecordingWriter {
         truthStatement.setUncheckedArguments([s.t, s.position.x, s.position.y, s.z, s.source.rawValue])
         try truthStatement.execute()
         truthCount += 1
+        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
         see(s.t)
     }
 

@@ -6,8 +6,7 @@ import LabScenarioIO
 import LabSimulation
 import LabEstimators
 import LabEvaluation
-import IndoorLocator
-import CHeapStats
+import LabBench
 
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
@@ -24,19 +23,12 @@ struct Bench: ParsableCommand {
     @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
     var skipTournament = false
 
-    struct Figure: Encodable { var name: String; var value: Double; var unit: String; var target: Double?; var note: String }
-
     func validate() throws {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
     }
 
     func run() throws {
-        var figures: [Figure] = []
-        figures += try BenchSimulation.figures(seconds: seconds)
-        figures += try BenchEstimators.figures(seconds: seconds)
-        figures += try BenchLocator.figures(seconds: seconds)
-        figures += try BenchStore.figures(seconds: seconds)
-        if !skipTournament { figures.append(try BenchEstimators.tournament()) }
+        let figures = try reportingInputErrors { try LabBenchmark.run(seconds: seconds, tournament: !skipTournament) }
         if json {
             try writeOutput(jsonString(figures), to: nil)
         } else {
@@ -54,149 +46,9 @@ struct Bench: ParsableCommand {
         return Format.fixed(v, 1)
     }
 
-    /// Runs `body` repeatedly for about `seconds`; returns work units done per second.
-    static func rate(seconds: Double, _ body: () -> Int) -> Double {
-        var units = 0
-        let start = DispatchTime.now().uptimeNanoseconds
-        var elapsed = 0.0
-        repeat {
-            units += body()
-            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        } while elapsed < seconds
-        return Double(units) / elapsed
-    }
 }
 
 extension String {
     func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
 }
 
-enum BenchSimulation {
-    static func figures(seconds: Double) throws -> [Bench.Figure] {
-        var out: [Bench.Figure] = []
-        for (name, target) in [("open-hall", 5e6), ("esoc-office", 1e6)] {
-            let s = try loadScenario(name)
-            let sim = Simulator(scenario: s)
-            let rng = RandomSource(seed: 1)
-            let points = sim.testPoints(spacing: 1)
-            var buffer: [RSSIReading] = []
-            buffer.reserveCapacity(s.beacons.count * s.radio.advertisementsPerWindow)
-            var shadow: Simulator.ShadowState? = nil
-            var i = 0
-            let r = Bench.rate(seconds: seconds) {
-                var n = 0
-                for _ in 0..<50 {
-                    buffer.removeAll(keepingCapacity: true)
-                    n += sim.scan(at: points[i % points.count], startTime: 0, rng: rng, shadow: &shadow, into: &buffer)
-                    i += 1
-                }
-                return n
-            }
-            out.append(.init(name: "simulate readings/s [\(name)]", value: r, unit: "readings/s", target: target,
-                             note: "\(s.beacons.count) beacons, \(s.walls.count) walls, 1 core"))
-        }
-        return out
-    }
-}
-
-enum BenchEstimators {
-    /// Observations with every beacon heard: open-hall's 8 beacons (static test points), and
-    /// killian-court's test points (12 beacons, up to 3 frieze headings) for the bearing estimators.
-    static func observations(_ name: String, requireAll: Bool) throws -> (Venue, [Observation]) {
-        let s = try loadScenario(name)
-        let venue = Venue(s)
-        let sim = Simulator(scenario: s)
-        let epochs = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
-        let obs = epochs.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount) }
-            .filter { !requireAll || $0.beacons.count == venue.beaconCount }
-        return (venue, obs)
-    }
-
-    static func figures(seconds: Double) throws -> [Bench.Figure] {
-        let (hall, hallObs) = try observations("open-hall", requireAll: true)
-        let (court, courtObs) = try observations("killian-court", requireAll: false)
-        let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5]
-        var out: [Bench.Figure] = []
-        for kind in EstimatorKind.allCases {
-            // Estimators built around headings (and not walls) are timed where there are friezes to look at.
-            let bearingBased = kind.inputs.uses.contains(.headings) && !kind.inputs.uses.contains(.walls)
-            let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
-            let est = kind.make(venue: venue)
-            var i = 0, fixes = 0
-            let r = Bench.rate(seconds: seconds) {
-                for _ in 0..<100 {
-                    if case .fix = est.locate(obs[i % obs.count]) { fixes += 1 }
-                    i += 1
-                }
-                return 100
-            }
-            let heard = obs.map(\.beacons.count).reduce(0, +) / max(obs.count, 1)
-            let note = bearingBased ? "killian-court, \(heard) beacons + ≥2 headings, 1 core" : "open-hall, \(heard) beacons heard, 1 core"
-            out.append(.init(name: "fixes/s [\(kind.rawValue)]", value: r, unit: "fixes/s", target: targets[kind],
-                             note: note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
-        }
-        return out
-    }
-
-    /// Wall time of the whole tournament on the bundled scenarios, on all cores.
-    static func tournament() throws -> Bench.Figure {
-        let scenarios = try BundledScenarios.paths().map { try loadScenario($0) }
-        let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
-        let start = DispatchTime.now().uptimeNanoseconds
-        let results = t.run()
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return .init(name: "tournament wall time [\(scenarios.count) scenarios × 10 seeds]", value: elapsed, unit: "s",
-                     target: nil, note: "\(results.count) fixes, \(ProcessInfo.processInfo.activeProcessorCount) cores (target ≤ 30 s)")
-    }
-}
-
-enum BenchLocator {
-    /// The shipped library through its public API: open-hall's 8 beacons given iBeacon identities,
-    /// scans as simulated (about 9 samples per beacon per window).
-    static func figures(seconds: Double) throws -> [Bench.Figure] {
-        let s = try loadScenario("open-hall")
-        let uuid = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
-        let ids = s.beacons.indices.map { BeaconIdentity(uuid: uuid, major: 1, minor: UInt16($0)) }
-        let placements = zip(s.beacons, ids).map { b, id in
-            BeaconPlacement(identity: id, position: Position(x: b.position.x, y: b.position.y), height: b.height, measuredPower: b.p0)
-        }
-        let model = PathLossModel(measuredPower: s.radio.p0, exponent: s.radio.exponent, shadowingSigma: s.radio.sigma,
-                                  receiverHeight: s.radio.receiverHeight, scanWindow: s.radio.scanWindow)
-        let area = (width: s.bounds.maxX, depth: s.bounds.maxY)
-
-        let sim = Simulator(scenario: s)
-        let scans = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
-            .filter { Set($0.readings.map(\.beacon)).count == s.beacons.count }
-            .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: $0.t) } }
-        // What a phone's ranging API reports: one averaged RSSI per beacon per second.
-        let ranged = scans.map { scan in
-            ids.map { id in
-                let mine = scan.filter { $0.beacon == id }
-                return RSSISample(beacon: id, rssi: mine.map(\.rssi).reduce(0, +) / Double(mine.count))
-            }
-        }
-        let before = indoorlab_heap_in_use()
-        let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
-        _ = locator.locate(scans[0])  // the solver's workspace is allocated on first use
-        let bytes = Int(indoorlab_heap_in_use()) - Int(before)
-        var k = 0
-        let rRanged = Bench.rate(seconds: seconds) {
-            for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
-            return 100
-        }
-        var i = 0
-        let r = Bench.rate(seconds: seconds) {
-            for _ in 0..<100 { _ = locator.locate(scans[i % scans.count]); i += 1 }
-            return 100
-        }
-        let perScan = scans.map(\.count).reduce(0, +) / scans.count
-        return [
-            .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 1e5,
-                  note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core"),
-            .init(name: "IndoorLocator fixes/s [raw samples]", value: r, unit: "fixes/s", target: nil,
-                  note: "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core"),
-            .init(name: "IndoorLocator memory (one locator)", value: Double(bytes) / 1024, unit: "KiB", target: nil,
-                  note: "heap in use after creation and a first fix (glibc mallinfo2)"),
-        ]
-    }
-}

@@ -115,6 +115,7 @@ enum LeaderboardTable {
         }
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
+        out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
         return out
     }
 

@@ -169,3 +169,50 @@ func temporaryDirectory() throws -> URL {
         #expect(c.stdout.contains("Winner rule"))
     }
 }
+
+/// JSON has no ∞: the one JSON format writes it as "inf", so an unreachable point still gives valid JSON.
+@Suite struct JSONOutputTests {
+    @Test func planJSONWithAnUnreachablePointIsValid() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try indoorlab(["plan", "esoc-office", "--target-p90", "0.05", "--max-beacons", "3", "--draws", "2", "--json",
+                               "--plots", dir.path], cwd: dir)
+        #expect(r.status == 1, "the target is out of reach: \(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let perPoint = try #require((json["result"] as? [String: Any])?["chosenPerPointP90"] as? [Any])
+        #expect(perPoint.contains { $0 as? String == "inf" }, "some point of esoc-office has no fix with 3 beacons")
+    }
+}
+
+/// README's module graph is the package's: every line names a target and exactly what Package.swift says it uses.
+@Suite struct ModuleGraphTests {
+    @Test func readmeGraphMatchesPackageSwift() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let package = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "<!-- module-graph -->").dropFirst().first?
+            .components(separatedBy: "<!-- /module-graph -->").first)
+        var documented: [String: Set<String>] = [:]
+        for line in block.split(separator: "\n") where line.contains("→") {
+            let parts = line.components(separatedBy: "→")
+            let uses = parts[1].trimmingCharacters(in: .whitespaces)
+            documented[parts[0].trimmingCharacters(in: .whitespaces)] =
+                uses.hasPrefix("(") ? [] : Set(uses.components(separatedBy: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        // Every non-test target with its dependencies: quoted target names and .product(name: …) names.
+        let target = try Regex(#"\.(?:target|executableTarget)\(name: "([A-Za-z]+)"(?:, dependencies: \[((?:[^\[\]]|\[[^\]]*\])*)\])?"#)
+        var declared: [String: Set<String>] = [:]
+        for m in package.matches(of: target) {
+            let name = String(m.output[1].substring!)
+            let deps = m.output[2].substring.map(String.init) ?? ""
+            let names = deps.matches(of: try Regex(#"(?:name: )?"([A-Za-z.]+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+            // Package names ("GRDB.swift") are not modules; a product and its package may share a name ("Yams").
+            declared[name] = Set(names.filter { !$0.contains(".") })
+        }
+        declared.removeValue(forKey: "CHeapStats")
+        declared.removeValue(forKey: "LocatorExample")
+        #expect(Set(documented.keys) == Set(declared.keys), "modules: README \(documented.keys.sorted()) vs Package.swift \(declared.keys.sorted())")
+        for (name, uses) in declared {
+            #expect(documented[name] == uses, "\(name): README says \(documented[name]?.sorted() ?? []), Package.swift \(uses.sorted())")
+        }
+    }
+}

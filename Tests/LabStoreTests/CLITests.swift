@@ -181,4 +181,45 @@ import LabScenarioIO
         #expect(try indoorlab(["import", "--format", "lab-csv", dir + "/in", "-o", out + "/r.sqlite"]).status == 0)
         #expect(listing(out) == ["r.sqlite"])
     }
+
+    /// The same guarantee at defined points of the write (the INDOORLAB_TEST_KILL_AT hook), so every phase is
+    /// interrupted whatever the machine's speed: mid-insert, before the commit, before the flush, before and
+    /// after the link into place.
+    @Test func importKilledAtEachPhaseLeavesNothingOrAWholeRecording() throws {
+        let dir = try temporaryDirectory("killpoints")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let readings = 20_000
+        var text = "t,beacon,rssi\n"
+        for i in 0..<readings { text += "\(i / 100).\(i % 100 < 10 ? "0" : "")\(i % 100),\(["A", "B", "C"][i % 3]),-\(50 + i % 40)\n" }
+        try writeLabCSV(dir + "/in", readings: text, truth: "t,x,y\n" + (0..<(readings / 100)).map { "\($0).5,2,2" }.joined(separator: "\n") + "\n")
+        let points: [(setting: String, complete: Bool)] = [
+            ("rows:1", false), ("rows:\(readings / 2)", false), ("before-commit", false), ("before-flush", false),
+            ("before-link", false), ("after-link", true),
+        ]
+        for (k, point) in points.enumerated() {
+            let out = dir + "/out\(k)"
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let file = out + "/r.sqlite"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: binary)
+            p.arguments = ["import", "--format", "lab-csv", dir + "/in", "-o", file]
+            p.environment = ProcessInfo.processInfo.environment.merging(["INDOORLAB_TEST_KILL_AT": point.setting]) { $1 }
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGKILL, "\(point.setting): not killed there")
+            if point.complete {
+                let r = try RecordingStore.read(path: file)
+                #expect(r.rssi.count == readings && r.truth.count == readings / 100, "\(point.setting): incomplete recording")
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: file), "\(point.setting): a recording appeared")
+            }
+            #expect(listing(out).allSatisfy { $0 == "r.sqlite" || $0.hasPrefix(".r.sqlite.partial-") }, "\(listing(out))")
+            // The next import into that directory removes what the killed one left.
+            try? FileManager.default.removeItem(atPath: file)
+            #expect(try indoorlab(["import", "--format", "lab-csv", dir + "/in", "-o", file]).status == 0)
+            #expect(listing(out) == ["r.sqlite"], "\(point.setting): \(listing(out))")
+        }
+    }
 }

@@ -10,7 +10,7 @@ import LabStore
 enum BenchStore {
     static let readings = 1_000_000
 
-    static func figures(seconds: Double) throws -> [Bench.Figure] {
+    static func figures(seconds: Double) throws -> [BenchFigure] {
         let fm = FileManager.default
         let dir = fm.temporaryDirectory.appendingPathComponent("indoorlab-bench-\(getpid())").path
         try? fm.removeItem(atPath: dir)
@@ -29,7 +29,7 @@ enum BenchStore {
             runs += 1
         } while total < seconds
         let rate = Double(readings * runs) / total
-        return [Bench.Figure(name: "import readings/s [lab-csv]", value: rate, unit: "readings/s", target: 2e5,
+        return [BenchFigure(name: "import readings/s [lab-csv]", value: rate, unit: "readings/s", target: 2e5,
                              note: "\(readings / 1000)k readings, 12 beacons, parse + insert + commit, \(runs) run\(runs == 1 ? "" : "s"), 1 core")]
     }
 
