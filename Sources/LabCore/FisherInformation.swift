@@ -98,3 +98,70 @@ public struct Covariance2: Sendable, Hashable, Codable {
     /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
     @inlinable public var drms: Double { (xx + yy).squareRoot() }
 }
+
+/// Fisher information about (x, y, δ) — the position and the phone's unknown RSSI offset δ — from RSSI, and
+/// the position bound with δ as a nuisance parameter (DESIGN.md, "The field"):
+///
+///     mean RSSI_i = P0_i + δ − 10·n·log10 d_i
+///     g_i = [ −a·(x − x_i)/d_i², −a·(y − y_i)/d_i², 1 ],   a = 10·n / ln 10
+///     F = Σ k_i · J · g_i g_iᵀ      (J: information of one reading about its mean; 1/σ² for Gaussian noise)
+///
+/// Writing F = [[A, c], [cᵀ, s]], the position block of F⁻¹ is (A − c cᵀ / s)⁻¹: the information left for the
+/// position once δ is estimated too. It is never larger than A, so the bound is never smaller than the
+/// known-offset bound; with fewer than three beacons it is singular.
+public struct OffsetFisherInformation: Sendable, Hashable {
+    /// A: the information about (x, y) alone (as ``FisherInformation`` with the offset known).
+    public var position = FisherInformation.zero
+    /// c: the cross terms between (x, y) and δ.
+    public var crossX = 0.0, crossY = 0.0
+    /// s: the information about δ alone.
+    public var offset = 0.0
+
+    public init() {}
+
+    /// Adds `readings` independent readings of a beacon at offset (dx, dy, dz) from the phone (phone minus
+    /// beacon), path-loss exponent `n`, each reading carrying information `perReading` (1/σ² for N(0, σ²)).
+    @inlinable public mutating func addRSSI(dx: Double, dy: Double, dz: Double, readings k: Double, exponent n: Double, perReading j: Double) {
+        let floor = FisherInformation.minimumDistance * FisherInformation.minimumDistance
+        let d2 = Swift.max(dx * dx + dy * dy + dz * dz, floor)
+        let a = 10 * n / log(10)
+        let gx = -a * dx / d2, gy = -a * dy / d2
+        let w = k * j
+        position += FisherInformation(xx: w * gx * gx, xy: w * gx * gy, yy: w * gy * gy)
+        crossX += w * gx; crossY += w * gy
+        offset += w
+    }
+
+    /// A − c cᵀ / s: what is left about the position with δ unknown.
+    @inlinable public var positionWithUnknownOffset: FisherInformation {
+        guard offset > 0 else { return position }
+        return FisherInformation(xx: position.xx - crossX * crossX / offset, xy: position.xy - crossX * crossY / offset,
+                                 yy: position.yy - crossY * crossY / offset)
+    }
+}
+
+/// Per-reading Fisher information of location families of RSSI noise.
+public enum NoiseInformation {
+    /// J = ∫ (f′/f)² f for the contaminated normal f = (1 − ε)·N(0, σ²) + ε·N(0, σ² + s²) (outliers at rate ε with
+    /// extra scale s), by Simpson's rule over ±12 standard deviations of the wider part. J = 1/σ² when ε = 0
+    /// or s = 0; it falls toward (1 − ε)/σ² as the outliers grow wide. σ is floored at
+    /// ``FisherInformation/minimumSigmaDB``.
+    public static func contaminatedNormal(sigma: Double, outlierRate e: Double, outlierScale s: Double) -> Double {
+        let s1 = Swift.max(sigma, FisherInformation.minimumSigmaDB)
+        guard e > 0, s > 0 else { return 1 / (s1 * s1) }
+        let s2 = (s1 * s1 + s * s).squareRoot()
+        func pdf(_ x: Double, _ sd: Double) -> Double { exp(-0.5 * x * x / (sd * sd)) / (sd * (2 * Double.pi).squareRoot()) }
+        let L = 12 * s2, steps = 4000
+        let h = 2 * L / Double(steps)
+        var sum = 0.0
+        for i in 0...steps {
+            let x = -L + Double(i) * h
+            let f1 = pdf(x, s1), f2 = pdf(x, s2)
+            let f = (1 - e) * f1 + e * f2
+            let df = -(1 - e) * f1 * x / (s1 * s1) - e * f2 * x / (s2 * s2)
+            let v = f > 1e-300 ? df * df / f : 0
+            sum += v * (i == 0 || i == steps ? 1 : (i % 2 == 1 ? 4 : 2))
+        }
+        return sum * h / 3
+    }
+}

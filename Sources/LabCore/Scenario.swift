@@ -112,13 +112,17 @@ public struct RadioModel: Sendable, Hashable {
     public var correlationDistance: Double?
     /// Height of the phone above the floor, metres (matters only for beacons with a height).
     public var receiverHeight: Double
+    /// What the field condition adds (``FieldImpairments``); the ideal condition ignores it.
+    public var field: FieldImpairments
 
     public init(p0: Double = -59, exponent: Double = 2.0, sigma: Double = 4.0, sensitivity: Double = -100,
                 quantize: Bool = true, advertisingInterval: Double = 0.1, scanWindow: Double = 1.0,
-                packetLoss: Double = 0, correlationDistance: Double? = nil, receiverHeight: Double = 1.2) {
+                packetLoss: Double = 0, correlationDistance: Double? = nil, receiverHeight: Double = 1.2,
+                field: FieldImpairments = .realistic) {
         self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.sensitivity = sensitivity
         self.quantize = quantize; self.advertisingInterval = advertisingInterval; self.scanWindow = scanWindow
         self.packetLoss = packetLoss; self.correlationDistance = correlationDistance; self.receiverHeight = receiverHeight
+        self.field = field
     }
 
     /// Advertisements a beacon sends in one scan window (at least one).

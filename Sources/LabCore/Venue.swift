@@ -19,6 +19,8 @@ public struct Venue: Sendable {
     public let walls: WallIndex
     /// True when every beacon is at the phone's height, so ranges order like (P0 − RSSI).
     public let isPlanar: Bool
+    /// A survey of the venue for fingerprinting, when one was made.
+    public var radioMap: RadioMap?
 
     public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
                 beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = [], walls: [Wall] = []) {

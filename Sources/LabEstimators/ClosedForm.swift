@@ -1,3 +1,4 @@
+import Foundation
 import LabCore
 
 /// Cheap closed-form positions used as baselines and as starting points for iterative solvers.
@@ -41,6 +42,33 @@ enum ClosedForm {
         }
         guard sw > 0, sw.isFinite else { return centroid(venue: venue, beacons: beacons, weighted: false) }
         return Point(sx / sw, sy / sw)
+    }
+
+    /// Mean of the heard beacons' positions weighted by received power 10^(RSSI/10), computed relative to the
+    /// strongest reading (weights 10^((RSSI − RSSI_max)/10)) so that no weight underflows. Invariant to a
+    /// common RSSI offset.
+    static func powerCentroid(venue: Venue, beacons: [BeaconObservation]) -> Point {
+        let top = beacons.map(\.rssi).max() ?? 0
+        var sx = 0.0, sy = 0.0, sw = 0.0
+        for o in beacons {
+            let w = pow(10, (o.rssi - top) / 10)
+            let c = venue.beaconPositions[o.beacon]
+            sx += w * c.x; sy += w * c.y; sw += w
+        }
+        return sw > 0 ? Point(sx / sw, sy / sw) : centroid(venue: venue, beacons: beacons, weighted: false)
+    }
+
+    /// The device offset that best explains `beacons` at `p` (mean of RSSI − the model's mean), dB.
+    static func offset(at p: Point, venue: Venue, beacons: [BeaconObservation]) -> Double {
+        guard !beacons.isEmpty else { return 0 }
+        var sum = 0.0
+        for o in beacons {
+            let c = venue.beaconPositions[o.beacon]
+            let dz = venue.beaconHeightOffset[o.beacon]
+            let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + dz * dz).squareRoot()
+            sum += o.rssi - venue.radio.meanRSSI(distance: d, p0: venue.beaconP0[o.beacon]) + venue.walls.loss(from: c, to: p)
+        }
+        return sum / Double(beacons.count)
     }
 
     /// Least-squares intersection of bearing lines: each line passes through landmark Lₖ along the

@@ -9,9 +9,12 @@ public struct Fix: Sendable, Hashable {
     public var beaconsUsed: BeaconSet
     /// Landmark index of the frieze in view (bearing estimators), if any.
     public var frieze: Int?
+    /// The phone's RSSI offset the fit estimated, dB (offset-free estimators only).
+    public var offset: Double?
 
-    public init(position: Point, uncertainty: Double? = nil, beaconsUsed: BeaconSet = BeaconSet(), frieze: Int? = nil) {
+    public init(position: Point, uncertainty: Double? = nil, beaconsUsed: BeaconSet = BeaconSet(), frieze: Int? = nil, offset: Double? = nil) {
         self.position = position; self.uncertainty = uncertainty; self.beaconsUsed = beaconsUsed; self.frieze = frieze
+        self.offset = offset
     }
 }
 

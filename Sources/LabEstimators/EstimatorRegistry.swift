@@ -15,6 +15,12 @@ public enum EstimatorRegistry {
         WeightedCentroidEstimator.self,
         FusionEstimator.self,
         FloorplanFusionEstimator.self,
+        PowerCentroidEstimator.self,
+        OffsetFreeEstimator.self,
+        OffsetFreeFloorplanEstimator.self,
+        RobustEstimator.self,
+        CensoredEstimator.self,
+        FingerprintEstimator.self,
     ]
 
     /// The tournament's winner, which the IndoorLocator library ships and the planner simulates with.

@@ -3,26 +3,64 @@ import LabCore
 import LabSimulation
 import LabStore
 
-/// The Cramér–Rao lower bound of a venue (Patwari et al., IEEE TSP 2003; P0 and n known, 2-D), through
+/// The Cramér–Rao lower bound of a venue (Patwari et al., IEEE TSP 2003; 2-D), through
 /// ``FisherInformation``: E‖p̂ − p‖² ≥ trace(F⁻¹), with kᵢ independent readings of beacon i and bearings
 /// toward landmarks.
+///
+/// Two forms: P0 and n known (the ideal condition: estimators are told the truth), or the phone's offset δ
+/// unknown, a nuisance parameter estimated with the position (``OffsetFisherInformation``: the field
+/// condition, where no estimator knows the phone). `perReadingInformation` is the information one reading
+/// carries about its mean: 1/σ² for Gaussian shadowing, less for heavy-tailed noise
+/// (``NoiseInformation/contaminatedNormal(sigma:outlierRate:outlierScale:)``).
 public struct CramerRaoBound: Sendable {
+    public enum Offset: String, Sendable { case known, unknown }
+
     public let venue: Venue
+    public let offset: Offset
+    public let perReadingInformation: Double
     let scale: Double
 
-    public init(venue: Venue) {
+    public init(venue: Venue, offset: Offset = .known, perReadingInformation: Double? = nil) {
         self.venue = venue
-        scale = FisherInformation.rssiScale(exponent: venue.radio.exponent, sigma: venue.radio.sigma)
+        self.offset = offset
+        let sigma = max(venue.radio.sigma, FisherInformation.minimumSigmaDB)
+        self.perReadingInformation = perReadingInformation ?? 1 / (sigma * sigma)
+        let a = 10 * venue.radio.exponent / log(10)
+        // The Gaussian case keeps b = (10·n/(σ·ln 10))² exactly as written in the paper.
+        scale = perReadingInformation.map { a * a * $0 } ?? FisherInformation.rssiScale(exponent: venue.radio.exponent, sigma: venue.radio.sigma)
     }
 
-    /// The information at `p` from the given beacons (index, independent readings) and bearing landmarks
-    /// (position, σθ in degrees).
+    /// The bound a condition is judged against: known offset and Gaussian noise when ideal; unknown offset and
+    /// the contaminated normal's information in the field.
+    public static func judging(_ condition: SimulationCondition, venue: Venue, impairments: FieldImpairments) -> CramerRaoBound {
+        switch condition {
+        case .ideal: return CramerRaoBound(venue: venue)
+        case .field:
+            let j = NoiseInformation.contaminatedNormal(sigma: venue.radio.sigma, outlierRate: impairments.outlierRate,
+                                                        outlierScale: impairments.outlierScale)
+            return CramerRaoBound(venue: venue, offset: .unknown, perReadingInformation: j)
+        }
+    }
+
+    /// The information about the position at `p` from the given beacons (index, independent readings) and
+    /// bearing landmarks (position, σθ in degrees), with the offset known or not as this bound says.
     public func information(at p: Point, beacons: [(beacon: Int, readings: Double)],
                             bearings: [(landmark: Point, sigmaDegrees: Double)] = []) -> FisherInformation {
         var f = FisherInformation.zero
-        for (i, k) in beacons where k > 0 {
-            let c = venue.beaconPositions[i]
-            f += .rssi(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, scale: scale)
+        switch offset {
+        case .known:
+            for (i, k) in beacons where k > 0 {
+                let c = venue.beaconPositions[i]
+                f += .rssi(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, scale: scale)
+            }
+        case .unknown:
+            var g = OffsetFisherInformation()
+            for (i, k) in beacons where k > 0 {
+                let c = venue.beaconPositions[i]
+                g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k,
+                          exponent: venue.radio.exponent, perReading: perReadingInformation)
+            }
+            f = g.positionWithUnknownOffset
         }
         for (l, s) in bearings {
             let d = l.distance(to: p)
@@ -47,12 +85,13 @@ public enum BoundMapper {
     /// The model in words, stored with the map.
     public static let modelText = "expected independent readings per beacon: advertisements × (1 − packet loss) × P(heard), one per window with correlated shadowing"
 
-    /// The map on a grid 0.5 m apart (or 100 cells along the longer side for large venues).
-    public static func map(_ s: Scenario) -> BoundMap {
+    /// The map on a grid 0.5 m apart (or 100 cells along the longer side for large venues), with the bound the
+    /// condition is judged against (``CramerRaoBound/judging(_:venue:impairments:)``).
+    public static func map(_ s: Scenario, condition: SimulationCondition = .ideal) -> BoundMap {
         let b = s.bounds
         let step = max(0.5, max(b.width, b.height) / 100)
         let nx = max(2, Int((b.width / step).rounded()) + 1), ny = max(2, Int((b.height / step).rounded()) + 1)
-        let bound = CramerRaoBound(venue: Venue(s))
+        let bound = CramerRaoBound.judging(condition, venue: Venue(s), impairments: Simulator(scenario: s, condition: condition).impairments)
         let pathLoss = PathLoss(scenario: s)
         var beacons = [(beacon: Int, readings: Double)](repeating: (0, 0), count: pathLoss.beaconCount)
         var values = [Double](repeating: .nan, count: nx * ny)
@@ -66,7 +105,8 @@ public enum BoundMapper {
                 values[iy * nx + ix] = bound.information(at: p, beacons: beacons).traceOfInverse.squareRoot()
             }
         }
-        return BoundMap(scenario: s.name, bounds: b, nx: nx, ny: ny, values: values,
-                        readingsPerBeacon: s.radio.advertisementsPerWindow, model: modelText)
+        return BoundMap(scenario: condition.label(s.name), bounds: b, nx: nx, ny: ny, values: values,
+                        readingsPerBeacon: s.radio.advertisementsPerWindow,
+                        model: modelText + (condition == .ideal ? "" : "; phone offset unknown, outlier noise"))
     }
 }

@@ -7,7 +7,8 @@ public struct EpochJudge: Sendable {
     public let venue: Venue
     let bound: CramerRaoBound
 
-    public init(venue: Venue) { self.venue = venue; bound = CramerRaoBound(venue: venue) }
+    /// A judge whose bound is `bound` (default: the ideal, known-offset bound).
+    public init(venue: Venue, bound: CramerRaoBound? = nil) { self.venue = venue; self.bound = bound ?? CramerRaoBound(venue: venue) }
 
     /// The observation an estimator gets for an epoch (mean RSSI per beacon, headings).
     public func observation(for e: Epoch) -> Observation {

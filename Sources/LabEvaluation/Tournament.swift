@@ -4,52 +4,76 @@ import LabSimulation
 import LabEstimators
 import LabStore
 
-/// Every estimator on every scenario and seed: epochs from each scenario's walks and from static test
-/// points covering its rooms, simulated once per (scenario, seed) and shared by all estimators.
-/// Jobs run on all cores; results come back in a fixed order, so the output does not depend on scheduling.
+/// Every estimator on every scenario, condition and seed: epochs from each scenario's walks and from static
+/// test points covering its rooms, simulated once per (scenario, condition, seed) and shared by all
+/// estimators. Jobs run on all cores; results come back in a fixed order, so the output does not depend on
+/// scheduling.
+///
+/// Results of the field condition are labelled `scenario@field` and judged against the offset-aware bound;
+/// ideal results keep the scenario's name. Each job also surveys its venue (``Simulator/survey(points:seed:)``,
+/// seed + ``surveySeedOffset``) for the fingerprinting estimators.
 public struct Tournament: Sendable {
     public var scenarios: [Scenario]
     public var seeds: [UInt64]
     public var estimators: [EstimatorKind]
+    public var conditions: [SimulationCondition]
     public var includeWalks = true
     public var includeGrid = true
 
-    public init(scenarios: [Scenario], seeds: [UInt64], estimators: [EstimatorKind] = EstimatorKind.allCases) {
-        self.scenarios = scenarios; self.seeds = seeds; self.estimators = estimators
+    /// The survey of seed s is simulated with seed s + this (another day, the same venue).
+    public static let surveySeedOffset: UInt64 = 1_000_003
+
+    public init(scenarios: [Scenario], seeds: [UInt64], estimators: [EstimatorKind] = EstimatorKind.allCases,
+                conditions: [SimulationCondition] = [.ideal]) {
+        self.scenarios = scenarios; self.seeds = seeds; self.estimators = estimators; self.conditions = conditions
     }
 
-    public var jobCount: Int { scenarios.count * seeds.count }
+    public var jobCount: Int { scenarios.count * conditions.count * seeds.count }
 
-    /// Runs every job; `progress(scenario, seed)` is called (from any thread) after each finishes.
+    /// The result labels, scenario by scenario: `name`, then `name@field`.
+    public var labels: [String] { scenarios.flatMap { s in conditions.map { $0.label(s.name) } } }
+
+    /// Runs every job; `progress(label, seed)` is called (from any thread) after each finishes.
     public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) -> [EpochResult] {
-        let jobs = scenarios.indices.flatMap { s in seeds.map { (s, $0) } }
+        let jobs = scenarios.indices.flatMap { s in conditions.flatMap { c in seeds.map { (s, c, $0) } } }
         let slots = ResultSlots(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
-            let (s, seed) = jobs[j]
-            slots.set(j, runJob(scenario: scenarios[s], seed: seed))
-            progress?(scenarios[s].name, seed)
+            let (s, condition, seed) = jobs[j]
+            slots.set(j, runJob(scenario: scenarios[s], condition: condition, seed: seed))
+            progress?(condition.label(scenarios[s].name), seed)
         }
         return slots.all.flatMap { $0 }
     }
 
     /// The epochs of one scenario for one seed: each walk, then the static test grid.
-    public func epochs(scenario: Scenario, seed: UInt64) -> [Epoch] {
-        let sim = Simulator(scenario: scenario)
+    public func epochs(scenario: Scenario, condition: SimulationCondition = .ideal, seed: UInt64) -> [Epoch] {
+        let sim = Simulator(scenario: scenario, condition: condition)
         var epochs: [Epoch] = []
         if includeWalks { for w in scenario.walks { epochs += sim.simulate(walk: w, seed: seed) } }
         if includeGrid { epochs += sim.simulate(points: sim.testPoints(), seed: seed) }
         return epochs
     }
 
-    func runJob(scenario: Scenario, seed: UInt64) -> [EpochResult] {
-        let venue = Venue(scenario)
-        return Tournament.evaluate(epochs: epochs(scenario: scenario, seed: seed), venue: venue, estimators: estimators,
-                                   scenario: scenario.name, seed: seed)
+    /// The venue an estimator gets for a job: the scenario's, with the survey of that seed and condition.
+    public static func venue(scenario: Scenario, condition: SimulationCondition, seed: UInt64) -> Venue {
+        let sim = Simulator(scenario: scenario, condition: condition)
+        var venue = Venue(scenario)
+        venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
+        return venue
     }
 
-    /// Runs `estimators` over `epochs` (simulated or replayed) and judges every outcome.
-    public static func evaluate(epochs: [Epoch], venue: Venue, estimators kinds: [EstimatorKind], scenario: String, seed: UInt64) -> [EpochResult] {
-        let judge = EpochJudge(venue: venue)
+    func runJob(scenario: Scenario, condition: SimulationCondition, seed: UInt64) -> [EpochResult] {
+        let venue = Tournament.venue(scenario: scenario, condition: condition, seed: seed)
+        let bound = CramerRaoBound.judging(condition, venue: venue, impairments: Simulator(scenario: scenario, condition: condition).impairments)
+        return Tournament.evaluate(epochs: epochs(scenario: scenario, condition: condition, seed: seed), venue: venue,
+                                   estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound)
+    }
+
+    /// Runs `estimators` over `epochs` (simulated or replayed) and judges every outcome against `bound`
+    /// (default: the ideal bound of the venue).
+    public static func evaluate(epochs: [Epoch], venue: Venue, estimators kinds: [EstimatorKind], scenario: String, seed: UInt64,
+                                bound: CramerRaoBound? = nil) -> [EpochResult] {
+        let judge = EpochJudge(venue: venue, bound: bound)
         let estimators = kinds.map { $0.make(venue: venue) }
         var out: [EpochResult] = []
         out.reserveCapacity(epochs.count * estimators.count)

@@ -133,10 +133,13 @@ public struct SeriesStyle: Hashable, Sendable {
     /// The i-th style of a fixed cycle: palette colour i, then line styles and markers that change
     /// together so series stay apart in grey print too.
     public static func cycle(_ i: Int) -> SeriesStyle {
-        let k = ((i % PlotColor.palette.count) + PlotColor.palette.count) % PlotColor.palette.count
+        let n = PlotColor.palette.count
+        let k = ((i % n) + n) % n
+        // Past the palette, each round shifts the line and the marker, so no two styles repeat.
+        let round = max(i, 0) / n
         let lines: [LineStyle] = [.solid, .longDash, .solid, .shortDash, .longDashShortGap, .solid, .dashDot, .longDash, .dashDotDot, .shortDash]
         let markers: [Marker] = [.circle, .square, .triangle, .diamond, .downTriangle, .openCircle, .openSquare, .star, .plus, .cross]
-        return SeriesStyle(color: PlotColor.palette[k], line: lines[k], marker: markers[k])
+        return SeriesStyle(color: PlotColor.palette[k], line: lines[(k + 3 * round) % lines.count], marker: markers[(k + 7 * round) % markers.count])
     }
 }
 

@@ -94,7 +94,7 @@ public enum ScenarioLoader {
     }
 
     static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
-                            "packet_loss", "correlation_distance", "receiver_height"]
+                            "packet_loss", "correlation_distance", "receiver_height", "field"]
 
     private static func readRadio(_ f: YAMLField) -> RadioModel? {
         guard let m = f.mapping(allowed: radioKeys) else { return nil }
@@ -111,7 +111,40 @@ public enum ScenarioLoader {
         }
         if let v = m.optional("correlation_distance")?.positive() { r.correlationDistance = v }
         if let v = m.optional("receiver_height")?.nonNegative() { r.receiverHeight = v }
+        if let f = m.optional("field") { r.field = readField(f) }
         return r
+    }
+
+    static let fieldKeys = ["device_offset", "beacon_p0_sigma", "outliers", "body_shadowing"]
+
+    /// `radio.field`: keys given replace the realistic defaults, keys left out keep them; 0 switches one off.
+    private static func readField(_ f: YAMLField) -> FieldImpairments {
+        var x = FieldImpairments.realistic
+        guard let m = f.mapping(allowed: fieldKeys) else { return x }
+        if let d = m.optional("device_offset") {
+            if case .mapping = d.node {
+                if let dm = d.mapping(allowed: ["mean", "sigma"]) {
+                    x.deviceOffset = dm.optional("mean")?.double() ?? 0
+                    x.deviceOffsetSigma = dm.optional("sigma")?.nonNegative() ?? 0
+                }
+            } else if let v = d.double() {
+                x.deviceOffset = v; x.deviceOffsetSigma = 0
+            }
+        }
+        if let v = m.optional("beacon_p0_sigma")?.nonNegative() { x.beaconP0Sigma = v }
+        if let o = m.optional("outliers")?.mapping(allowed: ["rate", "scale"]) {
+            if let r = o.required("rate"), let v = r.double() {
+                if v < 0 || v >= 1 { r.fail("expected a probability in [0, 1), found \(v)") } else { x.outlierRate = v }
+            }
+            if let v = o.required("scale")?.nonNegative() { x.outlierScale = v }
+        }
+        if let b = m.optional("body_shadowing")?.mapping(allowed: ["loss", "half_angle"]) {
+            if let v = b.required("loss")?.nonNegative() { x.bodyLoss = v }
+            if let h = b.optional("half_angle"), let v = h.double() {
+                if v < 0 || v > 180 { h.fail("expected an angle in [0, 180] degrees, found \(v)") } else { x.bodyHalfAngle = v }
+            }
+        }
+        return x
     }
 
     private static func readRoom(_ f: YAMLField) -> Room? {

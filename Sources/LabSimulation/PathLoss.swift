@@ -5,7 +5,8 @@ import LabCore
 /// including every wall the line of sight crosses. Precomputes what it can once per venue.
 public struct PathLoss: Sendable {
     public let radio: RadioModel
-    let beaconX: [Double], beaconY: [Double], beaconDZ: [Double], beaconP0: [Double]
+    @usableFromInline let beaconX: [Double], beaconY: [Double]
+    let beaconDZ: [Double], beaconP0: [Double]
     let walls: WallIndex
 
     public init(scenario s: Scenario) {
@@ -18,6 +19,9 @@ public struct PathLoss: Sendable {
     }
 
     public var beaconCount: Int { beaconX.count }
+
+    /// Beacon `i`'s position on the floorplan.
+    @inlinable public func beaconPosition(_ i: Int) -> Point { Point(beaconX[i], beaconY[i]) }
 
     /// 3-D distance from beacon `i` to a phone at `p`, metres.
     public func distance(beacon i: Int, to p: Point) -> Double {

@@ -15,13 +15,53 @@ import LabCore
 /// is scanned once per pass: in the first window whose path comes within 1 m of it. With a
 /// `correlationDistance`, X is one Gudmundson process per beacon along the walk (correlation
 /// exp(−Δ/d_corr) between windows Δ metres apart), shared by the advertisements of one window.
+///
+/// In the **field** condition the scenario's ``FieldImpairments`` are added (device offset per phone, beacon
+/// spread, multipath outliers, body shadowing). Their draws come from streams of their own, so the ideal
+/// model's draws — and hence the ideal output — are the same in both conditions.
 public struct Simulator: Sendable {
     public let scenario: Scenario
     public let pathLoss: PathLoss
+    public let condition: SimulationCondition
 
-    public init(scenario: Scenario) {
+    public init(scenario: Scenario, condition: SimulationCondition = .ideal) {
         self.scenario = scenario
         self.pathLoss = PathLoss(scenario: scenario)
+        self.condition = condition
+    }
+
+    /// The impairments in force: the scenario's in the field condition, none when ideal.
+    public var impairments: FieldImpairments { condition == .field ? scenario.radio.field : .none }
+
+    /// One phone in the field: its own random stream, its offset, the beacons' true P0 shifts, and the
+    /// walker's heading (for body shadowing).
+    public struct Phone {
+        let rng: RandomSource
+        let impairments: FieldImpairments
+        /// The device offset δ, dB.
+        public var offset: Double
+        /// ΔP0 per beacon, dB.
+        public let beaconShifts: [Double]
+        /// Walker heading, degrees; nil = no body shadowing.
+        public var heading: Double?
+    }
+
+    /// The phone of a walk or grid pass, or nil in the ideal condition.
+    /// - Parameter stream: names the phone ("walk:NAME" or "grid").
+    public func phone(seed: UInt64, stream: String) -> Phone? {
+        let f = impairments
+        guard !f.isNone else { return nil }
+        let rng = RandomSource(seed: seed, stream: RandomSource.stream("field:" + stream))
+        let offset = f.deviceOffset + (f.deviceOffsetSigma > 0 ? rng.gaussian(sigma: f.deviceOffsetSigma) : 0)
+        return Phone(rng: rng, impairments: f, offset: offset, beaconShifts: beaconShifts(seed: seed), heading: nil)
+    }
+
+    /// Each beacon's true P0 minus its configured one in the field condition (one draw per beacon per seed), dB.
+    public func beaconShifts(seed: UInt64) -> [Double] {
+        let f = impairments
+        guard f.beaconP0Sigma > 0 else { return [Double](repeating: 0, count: pathLoss.beaconCount) }
+        let rng = RandomSource(seed: seed, stream: RandomSource.stream("field:beacons"))
+        return (0..<pathLoss.beaconCount).map { _ in rng.gaussian(sigma: f.beaconP0Sigma) }
     }
 
     /// Gudmundson shadowing state along one walk: one value per beacon and where it was drawn.
@@ -35,7 +75,7 @@ public struct Simulator: Sendable {
     /// - Returns: the number of readings appended.
     @discardableResult
     public func scan(at p: Point, startTime t0: Double, rng: RandomSource, shadow: inout ShadowState?,
-                     into out: inout [RSSIReading]) -> Int {
+                     phone: Phone? = nil, into out: inout [RSSIReading]) -> Int {
         let radio = scenario.radio
         let n = pathLoss.beaconCount
         let k = radio.advertisementsPerWindow
@@ -58,12 +98,22 @@ public struct Simulator: Sendable {
         }
 
         for i in 0..<n {
-            let mean = pathLoss.meanRSSI(beacon: i, at: p)
+            var mean = pathLoss.meanRSSI(beacon: i, at: p)
+            var outlierRate = 0.0, outlierScale = 0.0
+            if let phone {
+                let f = phone.impairments
+                mean += phone.offset + phone.beaconShifts[i]
+                if let h = phone.heading, f.bodyBlocks(heading: h, bearing: Bearing.degrees(from: p, to: pathLoss.beaconPosition(i))) {
+                    mean -= f.bodyLoss
+                }
+                outlierRate = f.outlierRate; outlierScale = f.outlierScale
+            }
             let fixedShadow = shadow?.values[i]
             let phase = interval * Double(i) / Double(n)
             for j in 0..<k {
                 if loss > 0 && rng.uniform() < loss { continue }
                 var rssi = mean + (fixedShadow ?? rng.gaussian(sigma: sigma))
+                if outlierRate > 0, let phone, phone.rng.uniform() < outlierRate { rssi += phone.rng.gaussian(sigma: outlierScale) }
                 if radio.quantize { rssi = rssi.rounded() }
                 if rssi < radio.sensitivity { continue }
                 out.append(RSSIReading(beacon: i, t: t0 + Double(j) * interval + phase, rssi: rssi))
@@ -80,15 +130,18 @@ public struct Simulator: Sendable {
         let window = scenario.radio.scanWindow
         let bias = scenario.compass.bias + (scenario.compass.biasSigma > 0 ? rng.gaussian(sigma: scenario.compass.biasSigma) : 0)
         var shadow: ShadowState? = scenario.radio.correlationDistance != nil ? ShadowState(beacons: pathLoss.beaconCount) : nil
+        var phone = self.phone(seed: seed, stream: "walk:" + walk.name)
         var epochs: [Epoch] = []
         var t = 0.0
         var previous: Point?
         var lastCheckpoint: Int?
 
-        func emit(_ p: Point, look: LookEvent?) {
+        /// `heading`: where the walker faces (the walking direction, or the first frieze looked at).
+        func emit(_ p: Point, look: LookEvent?, heading walkerHeading: Double?) {
             var readings: [RSSIReading] = []
             readings.reserveCapacity(pathLoss.beaconCount * scenario.radio.advertisementsPerWindow)
-            scan(at: p, startTime: t, rng: rng, shadow: &shadow, into: &readings)
+            phone?.heading = walkerHeading
+            scan(at: p, startTime: t, rng: rng, shadow: &shadow, phone: phone, into: &readings)
             let mid = t + window / 2
             var headings: [HeadingReading] = []
             if let look {
@@ -112,35 +165,55 @@ public struct Simulator: Sendable {
         let looks = Dictionary(grouping: walk.looks, by: \.waypoint)
         let step = walk.speed * window
         guard let first = walk.waypoints.first else { return [] }
-        emit(first, look: nil)
-        for look in looks[0] ?? [] { emit(first, look: look) }
+        func facing(_ look: LookEvent) -> Double? {
+            look.friezes.first.flatMap { name in scenario.landmarks.first { $0.name == name } }.map { Bearing.degrees(from: previous ?? first, to: $0.position) }
+        }
+        var walking: Double? = walk.waypoints.count > 1 ? Bearing.degrees(from: first, to: walk.waypoints[1]) : nil
+        emit(first, look: nil, heading: walking)
+        for look in looks[0] ?? [] { emit(first, look: look, heading: facing(look) ?? walking) }
         var carry = step
         for j in 1..<max(walk.waypoints.count, 1) {
             let a = walk.waypoints[j - 1], b = walk.waypoints[j]
             let len = a.distance(to: b)
+            if len > 0 { walking = Bearing.degrees(from: a, to: b) }
             var s = carry
             while s < len {
-                emit(a + (b - a) * (s / len), look: nil)
+                emit(a + (b - a) * (s / len), look: nil, heading: walking)
                 s += step
             }
             carry = s - len
-            for look in looks[j] ?? [] { emit(b, look: look); carry = step }
+            for look in looks[j] ?? [] { emit(b, look: look, heading: facing(look) ?? walking); carry = step }
         }
-        if let last = walk.waypoints.last, previous != last { emit(last, look: nil) }
+        if let last = walk.waypoints.last, previous != last { emit(last, look: nil, heading: walking) }
         return epochs
     }
 
     /// Simulates one independent scan window at each static test point (stream = point number).
     /// Where the venue has friezes, the user also takes headings toward up to three visible ones.
+    /// In the field, one phone makes the whole pass and faces a random way at each point.
     public func simulate(points: [Point], seed: UInt64) -> [Epoch] {
+        simulate(points: points, seed: seed, stream: "point", phone: phone(seed: seed, stream: "grid"))
+    }
+
+    /// A survey of `points` for fingerprinting: the same venue as `seed` (in the field, the same beacon spread),
+    /// other noise draws, and the calibration phone (δ = 0), as a site survey is made.
+    public func survey(points: [Point], seed: UInt64) -> [Epoch] {
+        var surveyor = phone(seed: seed, stream: "survey")
+        surveyor?.offset = 0
+        return simulate(points: points, seed: seed, stream: "survey-point", phone: surveyor)
+    }
+
+    private func simulate(points: [Point], seed: UInt64, stream: String, phone initial: Phone?) -> [Epoch] {
         var epochs: [Epoch] = []
         epochs.reserveCapacity(points.count)
         var readings: [RSSIReading] = []
+        var phone = initial
         for (i, p) in points.enumerated() {
-            let rng = RandomSource(seed: seed, stream: RandomSource.stream("point", i))
+            let rng = RandomSource(seed: seed, stream: RandomSource.stream(stream, i))
             var shadow: ShadowState? = scenario.radio.correlationDistance != nil ? ShadowState(beacons: pathLoss.beaconCount) : nil
             readings.removeAll(keepingCapacity: true)
-            scan(at: p, startTime: 0, rng: rng, shadow: &shadow, into: &readings)
+            if phone != nil { phone!.heading = 360 * phone!.rng.uniform() }
+            scan(at: p, startTime: 0, rng: rng, shadow: &shadow, phone: phone, into: &readings)
             let bias = scenario.compass.bias + (scenario.compass.biasSigma > 0 ? rng.gaussian(sigma: scenario.compass.biasSigma) : 0)
             let visible = scenario.landmarks.indices
                 .filter { scenario.landmarks[$0].kind == .frieze && scenario.landmarks[$0].isVisible(from: p) }

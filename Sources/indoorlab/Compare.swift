@@ -28,6 +28,20 @@ struct Compare: ParsableCommand {
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
     var estimators: [EstimatorKind] = EstimatorKind.allCases
 
+    @Option(help: "Comma-separated conditions: ideal (the model the estimators know), field (unknown phone offset, beacon spread, outliers, body shadowing; see docs/scenario-format.md).",
+            transform: Compare.parseConditions)
+    var conditions: [SimulationCondition] = [.ideal]
+
+    static func parseConditions(_ text: String) throws -> [SimulationCondition] {
+        try text.split(separator: ",").map {
+            let name = $0.trimmingCharacters(in: .whitespaces)
+            guard let c = SimulationCondition(rawValue: name) else {
+                throw ValidationError("unknown condition '\(name)'; known: \(SimulationCondition.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return c
+        }
+    }
+
     @Flag(help: "Print the leaderboard as JSON.")
     var json = false
 
@@ -39,6 +53,7 @@ struct Compare: ParsableCommand {
 
     func validate() throws {
         guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1") }
+        guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
         guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
     }
 
@@ -47,12 +62,12 @@ struct Compare: ParsableCommand {
         guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
         let loaded = try paths.map { try loadScenario($0) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
-        let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators)
+        let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
         let results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
         let elapsed = Date().timeIntervalSince(start)
-        let board = Leaderboard(results: results, scenarios: loaded.map(\.name), seeds: seedList)
+        let board = Leaderboard(results: results, scenarios: tournament.labels, seeds: seedList)
 
         if json {
             try writeOutput(try LabJSON.string(board), to: nil)
@@ -63,9 +78,9 @@ struct Compare: ParsableCommand {
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
         if let resultsDir {
-            let manifest = RunManifest(scenarios: zip(loaded, paths).map { .init(name: $0.name, path: $1) },
+            let manifest = RunManifest(scenarios: zip(loaded, paths).flatMap { s, path in conditions.map { .init(name: $0.label(s.name), path: path) } },
                                        seeds: seedList, estimators: estimators, leaderboard: board)
-            let maps = Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, BoundMapper.map($0)) })
+            let maps = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), BoundMapper.map(s, condition: $0)) } })
             try ResultsDirectory.write(results: results, boundMaps: maps, manifest: manifest, to: resultsDir)
         }
         var figures: [String] = []

@@ -183,3 +183,30 @@ func errors(_ yaml: String) -> [String] {
                                                 "Archimedes", "da Vinci", "Darwin", "Copernicus"])
     }
 }
+
+/// `radio.field`: each key read, defaults kept for keys left out, bad values named by their field path.
+@Suite struct FieldValidationTests {
+    func withField(_ field: String) -> String {
+        validYAML.replacingOccurrences(of: "radio: {p0: -59, exponent: 2.0, sigma: 4}", with: "radio: {p0: -59, exponent: 2.0, sigma: 4, field: \(field)}")
+    }
+
+    @Test func keysLeftOutKeepTheRealisticDefaults() throws {
+        #expect(try parse(validYAML).radio.field == .realistic)
+        let f = try parse(withField("{device_offset: {sigma: 12}, outliers: {rate: 0.1, scale: 8}, body_shadowing: {loss: 0}}")).radio.field
+        #expect(f.deviceOffsetSigma == 12 && f.deviceOffset == 0 && f.outlierRate == 0.1 && f.outlierScale == 8 && f.bodyLoss == 0)
+        #expect(f.beaconP0Sigma == FieldImpairments.realistic.beaconP0Sigma)
+        #expect(try parse(withField("{device_offset: -17}")).radio.field.deviceOffset == -17)
+    }
+
+    @Test(arguments: [
+        ("{outliers: {rate: 1.5, scale: 3}}", "radio.field.outliers.rate: expected a probability in [0, 1), found 1.5"),
+        ("{body_shadowing: {loss: 6, half_angle: 200}}", "radio.field.body_shadowing.half_angle: expected an angle in [0, 180] degrees, found 200.0"),
+        ("{devce_offset: 3}", "unknown key 'devce_offset' (did you mean 'device_offset'?)"),
+        ("{beacon_p0_sigma: -2}", "radio.field.beacon_p0_sigma: expected a number ≥ 0, found -2.0"),
+        ("{device_offset: {mean: 1, sigma: -4}}", "radio.field.device_offset.sigma: expected a number ≥ 0, found -4.0"),
+    ])
+    func badFieldValuesAreNamed(field: String, message: String) {
+        let found = errors(withField(field))
+        #expect(found.contains { $0.contains(message) }, "\(found)")
+    }
+}

@@ -19,7 +19,8 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
 
     @Test func theRangeEstimatorsIncludeTheShippedOne() {
         #expect(Self.fromThreeBeacons.contains(.shipped))
-        #expect(Set(Self.fromThreeBeacons) == [.trilateration, .leastSquares, .leastSquaresRange, .fusion, .floorplanFusion])
+        #expect(Set(Self.fromThreeBeacons) == [.trilateration, .leastSquares, .leastSquaresRange, .fusion, .floorplanFusion,
+                                                .offsetFree, .offsetFreeFloorplan, .robust, .censored])
     }
 
     @Test(arguments: NoiseFreeTests.fromThreeBeacons)
@@ -272,8 +273,41 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
             let fyp = solver.residuals(at: p + Point(0, h)), fym = solver.residuals(at: p - Point(0, h))
             for row in J.indices {
                 let dx = (fxp[row] - fxm[row]) / (2 * h), dy = (fyp[row] - fym[row]) / (2 * h)
-                #expect(abs(J[row].0 - dx) <= 1e-5 * max(1, abs(dx)), "row \(row) ∂x at \(p): \(J[row].0) vs \(dx)")
-                #expect(abs(J[row].1 - dy) <= 1e-5 * max(1, abs(dy)), "row \(row) ∂y at \(p): \(J[row].1) vs \(dy)")
+                #expect(abs(J[row][0] - dx) <= 1e-5 * max(1, abs(dx)), "row \(row) ∂x at \(p): \(J[row][0]) vs \(dx)")
+                #expect(abs(J[row][1] - dy) <= 1e-5 * max(1, abs(dy)), "row \(row) ∂y at \(p): \(J[row][1]) vs \(dy)")
+            }
+        }
+    }
+
+    /// The same with the offset δ as a third unknown, censored terms (beacons not heard), walls and a prior on δ.
+    @Test func offsetCensoredAndPriorJacobianMatchesFiniteDifferences() {
+        let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
+        let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
+                          beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
+                          beaconHeightOffset: base.beaconHeightOffset, landmarks: base.landmarks,
+                          walls: [Wall(segment: Segment(Point(30, -5), Point(30, 25)), loss: 5)])
+        let solver = FixSolver(venue: venue, domain: .rssi, walls: venue.walls, estimatesOffset: true)
+        var r = TestRandom(11)
+        for i in 0..<3 {
+            solver.addRSSI(position: venue.beaconPositions[i], heightOffset: venue.beaconHeightOffset[i], p0: -59,
+                           rssi: -60 - 20 * r.next(), count: 1 + i)
+        }
+        solver.addCensored(venue: venue, heard: BeaconSet([0, 1, 2]), advertisements: 10)
+        solver.addBearing(landmark: friezePositions[0], headingDegrees: 360 * r.next(), sigmaDegrees: 5)
+        solver.offsetPrior = (mean: -3, sigma: 4)
+        #expect(solver.residualCount == 3 + 2 + 1 + 1)
+        for _ in 0..<20 {
+            let p = Point(r.uniform(1, 19), r.uniform(1, 14)), delta = r.uniform(-15, 15)
+            let J = solver.jacobian(at: p, offset: delta)
+            let h = 1e-6
+            let fx = (solver.residuals(at: p + Point(h, 0), offset: delta), solver.residuals(at: p - Point(h, 0), offset: delta))
+            let fy = (solver.residuals(at: p + Point(0, h), offset: delta), solver.residuals(at: p - Point(0, h), offset: delta))
+            let fd = (solver.residuals(at: p, offset: delta + h), solver.residuals(at: p, offset: delta - h))
+            for row in J.indices {
+                let numeric = [(fx.0[row] - fx.1[row]) / (2 * h), (fy.0[row] - fy.1[row]) / (2 * h), (fd.0[row] - fd.1[row]) / (2 * h)]
+                for k in 0..<3 {
+                    #expect(abs(J[row][k] - numeric[k]) <= 1e-5 * max(1, abs(numeric[k])), "row \(row) col \(k) at \(p), δ \(delta): \(J[row][k]) vs \(numeric[k])")
+                }
             }
         }
     }

@@ -14,9 +14,11 @@ import IndoorLocatorScenarios
     @Test func theLibraryWrapsTheWinnerOfTheBundledTournament() throws {
         let paths = ["esoc-office", "killian-court", "museum-gallery", "open-hall", "smart-home"].map { scenariosDir + "/\($0).yaml" }
         let scenarios = try paths.map { try ScenarioLoader.load(path: $0) }
-        // The same run README's leaderboard comes from: 10 seeds, every estimator.
-        let results = Tournament(scenarios: scenarios, seeds: Array(1...10)).run()
-        let board = Leaderboard(results: results, scenarios: scenarios.map(\.name), seeds: Array(1...10))
+        // README's leaderboard run with its first 4 seeds (of 10), every estimator: a debug build runs the
+        // whole 10 in minutes; the winner's lead is far larger than what 6 more seeds move (make demo
+        // prints the 10-seed winner).
+        let results = Tournament(scenarios: scenarios, seeds: Array(1...4)).run()
+        let board = Leaderboard(results: results, scenarios: scenarios.map(\.name), seeds: Array(1...4))
         #expect(board.winner?.rawValue == IndoorLocator.estimatorName)
     }
 

@@ -228,9 +228,12 @@ import LabStore
         #expect(SeedText.describe(Array(stride(from: 1, to: 40, by: 3))) == "13 seeds")
     }
 
-    @Test func everyRegisteredEstimatorHasItsOwnColour() {
-        let colors = EstimatorKind.allCases.map { ResultFigures.style(forEstimator: $0.rawValue).color }
-        #expect(colors.count == EstimatorRegistry.all.count)
-        #expect(Set(colors).count == colors.count, "every estimator has its own colour")
+    @Test func everyRegisteredEstimatorHasItsOwnStyle() {
+        let styles = EstimatorKind.allCases.map { ResultFigures.style(forEstimator: $0.rawValue) }
+        #expect(styles.count == EstimatorRegistry.all.count)
+        let distinct = Set(styles.map { "\($0.color) \(String(describing: $0.line)) \(String(describing: $0.marker))" })
+        #expect(distinct.count == styles.count, "every estimator has its own colour, line and marker combination")
+        // The first ten registered estimators each get a colour of their own.
+        #expect(Set(styles.prefix(10).map(\.color)).count == min(10, styles.count))
     }
 }

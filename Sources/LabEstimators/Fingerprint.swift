@@ -1,0 +1,70 @@
+import LabCore
+
+/// Fingerprinting, the family of products such as Anyplace and FIND: weighted k-nearest neighbours over the
+/// venue's survey (``Venue/radioMap``), with the phone's offset removed.
+///
+/// Over the beacons heard in the scan or at the survey spot, a beacon missing on one side counts as
+/// ``floorBelowSensitivity`` dB below the receiver's sensitivity. The difference vector (scan − spot) is
+/// centred on its mean — a common offset cancels — and its root mean square is the distance. The fix is the
+/// mean of the ``neighbours`` nearest spots weighted by 1/(distance + 0.1 dB). Without a survey: no fix.
+public final class FingerprintEstimator: PositionEstimator {
+    public static let name = "fingerprint"
+    public static let summary = "weighted k-nearest neighbours over a survey, RSSI differences (offset cancels)"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
+    /// k of k-nearest neighbours.
+    public static let neighbours = 3
+    /// How far below the sensitivity an unheard beacon counts, dB.
+    public static let floorBelowSensitivity = 5.0
+
+    let venue: Venue
+    private var scan: [Double]
+    private var best: [(distance: Double, spot: Int)] = []
+
+    public init(venue: Venue) {
+        self.venue = venue
+        scan = [Double](repeating: .nan, count: venue.beaconCount)
+        best.reserveCapacity(Self.neighbours + 1)
+    }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome {
+        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        guard let map = venue.radioMap, !map.isEmpty, map.beaconCount == venue.beaconCount else {
+            return .noFix(.invalidInput("the venue has no survey (radio map) to match against"))
+        }
+        guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
+        for i in scan.indices { scan[i] = .nan }
+        for o in observation.beacons { scan[o.beacon] = o.rssi }
+        let floor = venue.radio.sensitivity - Self.floorBelowSensitivity
+        let n = map.beaconCount
+        best.removeAll(keepingCapacity: true)
+        for spot in map.positions.indices {
+            var sum = 0.0, sumSq = 0.0, count = 0.0
+            let base = spot * n
+            for b in 0..<n {
+                let q = scan[b], m = map.rssi[base + b]
+                if q.isNaN && m.isNaN { continue }
+                let d = (q.isNaN ? floor : q) - (m.isNaN ? floor : m)
+                sum += d; sumSq += d * d; count += 1
+            }
+            guard count > 0 else { continue }
+            let mean = sum / count
+            let distance = max(sumSq / count - mean * mean, 0).squareRoot()
+            if best.count < Self.neighbours || distance < best[best.count - 1].distance {
+                let at = best.firstIndex { distance < $0.distance } ?? best.count
+                best.insert((distance, spot), at: at)
+                if best.count > Self.neighbours { best.removeLast() }
+            }
+        }
+        guard !best.isEmpty else { return .noFix(.degenerateGeometry("no survey spot shares a beacon with the scan")) }
+        var sx = 0.0, sy = 0.0, sw = 0.0
+        for (d, spot) in best {
+            let w = 1 / (d + 0.1)
+            sx += w * map.positions[spot].x; sy += w * map.positions[spot].y; sw += w
+        }
+        return .fix(Fix(position: Point(sx / sw, sy / sw), beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
+    }
+}
+
+extension EstimatorKind {
+    public static let fingerprint = EstimatorKind(FingerprintEstimator.self)
+}

@@ -1,0 +1,24 @@
+import LabCore
+
+/// Baseline: the heard beacons' positions weighted by received power, wᵢ = 10^(RSSIᵢ/10) (milliwatts).
+/// A phone offset multiplies every weight by the same factor, so the fix does not depend on it: the
+/// strongest simple baseline on real data with unknown phones.
+public final class PowerCentroidEstimator: PositionEstimator {
+    public static let name = "power-centroid"
+    public static let summary = "beacon positions weighted by received power 10^(RSSI/10); needs no calibration"
+    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
+    let venue: Venue
+
+    public init(venue: Venue) { self.venue = venue }
+
+    public func locate(_ observation: Observation) -> EstimateOutcome {
+        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
+        return .fix(Fix(position: ClosedForm.powerCentroid(venue: venue, beacons: observation.beacons),
+                        beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
+    }
+}
+
+extension EstimatorKind {
+    public static let powerCentroid = EstimatorKind(PowerCentroidEstimator.self)
+}
