@@ -32,6 +32,9 @@ struct Compare: ParsableCommand {
             transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal]
 
+    @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets.")
+    var real: String?
+
     static func parseConditions(_ text: String) throws -> [SimulationCondition] {
         try text.split(separator: ",").map {
             let name = $0.trimmingCharacters(in: .whitespaces)
@@ -65,14 +68,28 @@ struct Compare: ParsableCommand {
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
-        let results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
+        var results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
+        var labels = tournament.labels
+        var protocols: [RealProtocol] = []
+        if let real {
+            let scratch = NSTemporaryDirectory() + "indoorlab-real-\(ProcessInfo.processInfo.processIdentifier)"
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            protocols = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch) }
+            guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
+            for p in protocols {
+                results += try reportingInputErrors { try p.run(estimators: estimators) }
+                labels.append(p.name)
+            }
+        }
         let elapsed = Date().timeIntervalSince(start)
-        let board = Leaderboard(results: results, scenarios: tournament.labels, seeds: seedList)
+        let board = Leaderboard(results: results, scenarios: labels, seeds: seedList)
 
         if json {
             try writeOutput(try LabJSON.string(board), to: nil)
         } else {
             print(LeaderboardTable.render(board))
+            for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
         }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.

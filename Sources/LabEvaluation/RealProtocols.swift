@@ -1,0 +1,131 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabStore
+
+/// Real recordings in the tournament, each scored under a protocol whose radio model comes from a **different**
+/// part of the data than the one scored — the situation of every deployment, where the phone that meets the
+/// beacons is not the one they were calibrated with.
+///
+/// A protocol fits the path-loss law (P0, n, σ, and each beacon's P0 at that n) on its calibration part
+/// (``Calibration``), gives the scored part's venue that model and a survey (``RadioMap``) of the calibration
+/// part for fingerprinting, and scores the scored part's epochs that heard at least ``minimumBeaconsHeard``
+/// beacons. The bound is the offset-aware one: the scored phone's offset is unknown.
+public struct RealProtocol: Sendable {
+    /// The label its results carry, e.g. `uji-tx-12`.
+    public var name: String
+    /// What is calibrated on what, in words.
+    public var summary: String
+    public var calibration: Recording
+    public var scored: Recording
+
+    /// Scans with fewer beacons heard are not scored (a model-based fix needs four for three unknowns).
+    public static let minimumBeaconsHeard = 4
+
+    public init(name: String, summary: String, calibration: Recording, scored: Recording) {
+        self.name = name; self.summary = summary; self.calibration = calibration; self.scored = scored
+    }
+
+    /// The scored venue with the calibration part's radio model and survey.
+    public func calibratedVenue() throws -> Venue {
+        let fit = try Calibration(calibration, perBeacon: true)
+        var radio = scored.venue.radio
+        radio.p0 = fit.global.p0
+        radio.exponent = fit.global.exponent
+        radio.sigma = fit.global.sigma
+        var venue = scored.venue
+        venue.radio = radio
+        let beaconP0 = Dictionary(uniqueKeysWithValues: fit.beacons.map { ($0.id, $0.p0AtGlobalExponent) })
+        for i in venue.beacons.indices { venue.beacons[i].p0 = beaconP0[venue.beacons[i].id] }
+        var v = venue.venue
+        let calibrationVenue = calibration.venue.venue
+        let survey = EpochBuilder(venue: calibrationVenue).epochs(calibration).epochs
+        // The survey's beacon columns follow the scored venue's beacon order (matched by id).
+        let order = venue.beacons.map { b in calibration.venue.beaconIndex(id: b.id) }
+        let remapped = survey.map { e -> Epoch in
+            var e = e
+            e.readings = e.readings.compactMap { r in order.firstIndex(of: r.beacon).map { RSSIReading(beacon: $0, t: r.t, rssi: r.rssi) } }
+            return e
+        }
+        v.radioMap = RadioMap(epochs: remapped, beaconCount: v.beaconCount)
+        return v
+    }
+
+    /// Every estimator of `kinds` on the scored epochs, labelled with the protocol's name.
+    public func run(estimators kinds: [EstimatorKind]) throws -> [EpochResult] {
+        let venue = try calibratedVenue()
+        let epochs = EpochBuilder(venue: venue).epochs(scored).epochs.filter {
+            Set($0.readings.map(\.beacon)).count >= RealProtocol.minimumBeaconsHeard
+        }
+        return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: 0,
+                                   bound: CramerRaoBound(venue: venue, offset: .unknown))
+    }
+}
+
+/// The bundled protocols over the two real datasets of `../shared/datasets` (imported on the fly into
+/// `scratch`, a directory the caller removes).
+public enum RealProtocols {
+    /// UJI Geotec: calibrated at Tx −4 dBm, scored at −12 and −20 dBm (an unknown offset of about 8 and
+    /// 16 dB); and at −4 dBm, calibrated on the even reference points and scored on the odd ones.
+    /// Daniş: calibrated on two tracks, scored on the other two, both ways round.
+    public static func bundled(datasets: String, scratch: String) throws -> [RealProtocol] {
+        var out: [RealProtocol] = []
+        let uji = datasets + "/uji-ble-geo"
+        if FileManager.default.fileExists(atPath: uji + "/dep/geo.csv") {
+            func importUJI(_ tx: Int) throws -> Recording {
+                let path = scratch + "/uji-tx\(tx).sqlite"
+                try RecordingImporter.run(format: .uji, paths: [uji], to: path, options: ImportOptions(txPower: tx, created: Date(timeIntervalSince1970: 0)))
+                return try RecordingStore.read(path: path)
+            }
+            let strong = try importUJI(-4)
+            for tx in [-12, -20] {
+                out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at \(tx) dBm",
+                                        calibration: strong, scored: try importUJI(tx)))
+            }
+            let (even, odd) = strong.splitByReferencePoint()
+            out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones",
+                                    calibration: even, scored: odd))
+        }
+        let danis = datasets + "/danis-ble-tracks/trk"
+        let tracks = ((try? FileManager.default.contentsOfDirectory(atPath: danis)) ?? []).filter { $0.hasSuffix("_all_sensors.mbd") }.sorted()
+        if tracks.count >= 2 {
+            func importDanis(_ names: [String], _ label: String) throws -> Recording {
+                let path = scratch + "/danis-\(label).sqlite"
+                try RecordingImporter.run(format: .danis, paths: names.map { danis + "/" + $0 }, to: path,
+                                          options: ImportOptions(name: "danis-\(label)", created: Date(timeIntervalSince1970: 0)))
+                return try RecordingStore.read(path: path)
+            }
+            let half = tracks.count / 2
+            let a = try importDanis(Array(tracks[..<half]), "a"), b = try importDanis(Array(tracks[half...]), "b")
+            out.append(RealProtocol(name: "danis-a-to-b", summary: "Daniş: model fitted on \(tracks[..<half].joined(separator: ", ")), scored on the others",
+                                    calibration: a, scored: b))
+            out.append(RealProtocol(name: "danis-b-to-a", summary: "Daniş: model fitted on \(tracks[half...].joined(separator: ", ")), scored on the others",
+                                    calibration: b, scored: a))
+        }
+        return out
+    }
+}
+
+extension Recording {
+    /// The recording split by reference point: the distinct truth positions in order of first appearance,
+    /// even-numbered ones in the first part, odd ones in the second; each sample goes with its scan window's truth.
+    public func splitByReferencePoint() -> (even: Recording, odd: Recording) {
+        let builder = EpochBuilder(venue: venue.venue)
+        var pointIndex: [Point: Int] = [:]
+        var windowParity: [Int: Int] = [:]
+        for s in truth {
+            let k = pointIndex[s.position] ?? { let n = pointIndex.count; pointIndex[s.position] = n; return n }()
+            windowParity[builder.windowIndex(s.t)] = k % 2
+        }
+        func part(_ parity: Int, _ suffix: String) -> Recording {
+            var r = self
+            r.info.name += suffix
+            r.truth = truth.filter { windowParity[builder.windowIndex($0.t)] == parity }
+            r.rssi = rssi.filter { windowParity[builder.windowIndex($0.t)] == parity }
+            r.headings = headings.filter { windowParity[builder.windowIndex($0.t)] == parity }
+            r.baselines = []
+            return r
+        }
+        return (part(0, "-even"), part(1, "-odd"))
+    }
+}
