@@ -34,6 +34,9 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Store the fitted P0, exponent and σ (and, with --per-beacon, each beacon's P0) in the recording.")
     var apply = false
 
+    @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
+    var saveFit: String?
+
     func run() throws {
         let r = try reportingInputErrors { try RecordingStore.read(path: file) }
         let c: Calibration
@@ -51,6 +54,14 @@ struct Calibrate: ParsableCommand {
         if let plot {
             let paths = try drawPlot(c, recording: r, to: plot)
             if !json { paths.forEach { print("# plot: \($0)") } }
+        }
+        if let saveFit {
+            let beaconP0 = Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, rounded($0.p0AtGlobalExponent)) })
+            try reportingInputErrors {
+                try RadioFit(p0: rounded(c.global.p0), exponent: rounded(c.global.exponent, 3), sigma: rounded(c.global.sigma),
+                             beaconP0: beaconP0, fittedOn: r.info.name).write(to: saveFit)
+            }
+            if !json { print("# fit written to \(saveFit)") }
         }
         if apply {
             let beaconP0 = Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, ($0.p0AtGlobalExponent * 100).rounded() / 100) })

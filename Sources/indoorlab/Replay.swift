@@ -34,9 +34,20 @@ struct Replay: ParsableCommand {
     @Flag(help: "Store the current figures as the baselines.")
     var updateBaseline = false
 
+    @Option(help: "Score with this radio model (a 'calibrate --save-fit' file) instead of each recording's own: a model fitted on other data.")
+    var radio: String?
+
+    func validate() throws {
+        if radio != nil && updateBaseline { throw ValidationError("--radio and --update-baseline do not go together: baselines hold the recording's own model") }
+    }
+
     func run() throws {
         // Every file is read and checked before anything runs or is written.
-        let recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
+        var recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
+        if let radio {
+            let fit = try reportingInputErrors { try RadioFit.read(path: radio) }
+            for i in recordings.indices { recordings[i].venue = fit.applied(to: recordings[i].venue) }
+        }
         var reports: [ReplayReport.Recording] = []
         var tables: [String] = []
         var regressions: [(String, BaselineCheck)] = []

@@ -223,3 +223,41 @@ import LabScenarioIO
         }
     }
 }
+
+/// The calibration protocol as two commands: a fit saved from one recording scores another.
+@Suite(.enabled(if: haveBinary && FileManager.default.fileExists(atPath: datasets + "/uji-ble-geo/dep/geo.csv"), "needs the binary and ../shared/datasets"))
+struct CalibrationProtocolCLITests {
+    static func means(_ json: String) throws -> [String: Double] {
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let rec = try #require((root["recordings"] as? [[String: Any]])?.first)
+        var out: [String: Double] = [:]
+        for s in rec["scores"] as? [[String: Any]] ?? [] { out[s["estimator"] as! String] = s["mean"] as? Double }
+        return out
+    }
+
+    @Test func aFitSavedFromOneRecordingScoresAnother() throws {
+        let dir = try temporaryDirectory("protocol")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for tx in ["-4", "-12"] {
+            let r = try indoorlab(["import", "--format", "uji", datasets + "/uji-ble-geo", "--tx-power", tx, "-o", dir + "/tx\(tx).sqlite"])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let cal = try indoorlab(["calibrate", dir + "/tx-4.sqlite", "--per-beacon", "--save-fit", dir + "/fit.json", "--json"])
+        #expect(cal.status == 0, "\(cal.stderr)")
+        let fit = try RadioFit.read(path: dir + "/fit.json")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(cal.stdout.utf8)) as? [String: Any])
+        let global = try #require(report["global"] as? [String: Any])
+        #expect(abs(fit.p0 - (global["p0"] as! Double)) < 0.006 && abs(fit.exponent - (global["exponent"] as! Double)) < 0.0006)
+        #expect(fit.beaconP0.count >= 10 && fit.fittedOn == "uji-geo-tx-4dBm")
+
+        let args = ["replay", dir + "/tx-12.sqlite", "--estimators", "power-centroid,least-squares", "--json"]
+        let own = try Self.means(try indoorlab(args).stdout)
+        let fitted = try Self.means(try indoorlab(args + ["--radio", dir + "/fit.json"]).stdout)
+        #expect(own["power-centroid"] == fitted["power-centroid"], "power weights need no radio model")
+        #expect(own["least-squares"] != fitted["least-squares"], "least squares scored with the saved model")
+
+        try #"{"p0": -60, "exponent": -2, "sigma": 4, "beaconP0": {}, "fittedOn": "x"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
+        let bad = try indoorlab(args + ["--radio", dir + "/bad.json"])
+        #expect(bad.status == 2 && bad.stderr.contains("bad.json: exponent: expected an exponent > 0"), "\(bad.stderr)")
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import LabCore
+
+/// A fitted radio model as a file (`calibrate --save-fit`), for `replay --radio` to score another recording
+/// with it: the calibration protocol as two commands.
+public struct RadioFit: Codable, Sendable, Hashable {
+    /// RSSI at 1 m, dBm.
+    public var p0: Double
+    public var exponent: Double
+    /// Shadowing σ, dB.
+    public var sigma: Double
+    /// Each beacon's P0 at the global exponent, by beacon id.
+    public var beaconP0: [String: Double]
+    /// Where it was fitted (the recording's name).
+    public var fittedOn: String
+
+    public init(p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:], fittedOn: String) {
+        self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.beaconP0 = beaconP0; self.fittedOn = fittedOn
+    }
+
+    /// `venue` with this radio model: P0, n and σ, and the P0 of every beacon whose id the fit knows (other
+    /// beacons fall back to the global P0).
+    public func applied(to venue: RecordedVenue) -> RecordedVenue {
+        var v = venue
+        v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma
+        for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
+        return v
+    }
+
+    public func write(to path: String) throws { try OutputFile.write(try LabJSON.encoder().encode(self), to: path) }
+
+    /// - Throws: ``InputError`` naming the file for a missing or malformed fit, or impossible values.
+    public static func read(path: String) throws -> RadioFit {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(file: path, "cannot read the radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')")
+        }
+        let fit: RadioFit
+        do { fit = try LabJSON.decoder().decode(RadioFit.self, from: data) }
+        catch { throw InputError(file: path, "not a radio fit: \(error)") }
+        guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
+        guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
+        guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
+        for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
+            throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")
+        }
+        return fit
+    }
+}
