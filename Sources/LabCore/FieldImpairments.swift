@@ -71,4 +71,10 @@ public enum SimulationCondition: String, Sendable, Hashable, Codable, CaseIterab
     /// The label results carry for a scenario in this condition: the name itself when ideal (so ideal results
     /// read as they always have), `name@field` otherwise.
     public func label(_ scenario: String) -> String { self == .ideal ? scenario : "\(scenario)@\(rawValue)" }
+
+    /// The scenario name inside a label made by ``label(_:)`` (`museum-gallery@field` → `museum-gallery`).
+    public static func scenarioName(inLabel label: String) -> String {
+        for c in allCases where c != .ideal && label.hasSuffix("@" + c.rawValue) { return String(label.dropLast(c.rawValue.count + 1)) }
+        return label
+    }
 }

@@ -10,7 +10,7 @@ public final class CentroidEstimator: PositionEstimator {
     public init(venue: Venue) { self.venue = venue }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
-        CentroidFix.locate(observation, venue: venue, weighted: false)
+        CentroidFix.locate(observation, venue: venue) { ClosedForm.centroid(venue: venue, beacons: $0, weighted: false) }
     }
 }
 
@@ -24,17 +24,16 @@ public final class WeightedCentroidEstimator: PositionEstimator {
     public init(venue: Venue) { self.venue = venue }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
-        CentroidFix.locate(observation, venue: venue, weighted: true)
+        CentroidFix.locate(observation, venue: venue) { ClosedForm.centroid(venue: venue, beacons: $0, weighted: true) }
     }
 }
 
-/// The fix both centroid baselines give.
+/// The fix every centroid baseline gives: the input checks, then `centre` of the heard beacons.
 enum CentroidFix {
-    static func locate(_ observation: Observation, venue: Venue, weighted: Bool) -> EstimateOutcome {
+    static func locate(_ observation: Observation, venue: Venue, centre: ([BeaconObservation]) -> Point) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
-        let p = ClosedForm.centroid(venue: venue, beacons: observation.beacons, weighted: weighted)
-        return .fix(Fix(position: p, beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
+        return .fix(Fix(position: centre(observation.beacons), beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
     }
 }
 

@@ -94,6 +94,8 @@ public struct EstimatorInputs: Sendable, Hashable {
         public static let headings = Sources(rawValue: 2)
         /// The venue's walls and their losses.
         public static let walls = Sources(rawValue: 4)
+        /// A survey of the venue (``Venue/radioMap``).
+        public static let survey = Sources(rawValue: 8)
     }
 
     /// What it reads.
@@ -109,7 +111,7 @@ public struct EstimatorInputs: Sendable, Hashable {
 
     /// "rssi, headings, walls" (for help text and tables).
     public var names: [String] {
-        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls")].filter { uses.contains($0.0) }.map(\.1)
+        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls"), (.survey, "survey")].filter { uses.contains($0.0) }.map(\.1)
     }
 }
 

@@ -10,7 +10,7 @@ import LabCore
 public final class FingerprintEstimator: PositionEstimator {
     public static let name = "fingerprint"
     public static let summary = "weighted k-nearest neighbours over a survey, RSSI differences (offset cancels)"
-    public static let inputs = EstimatorInputs(uses: [.rssi], minimumBeacons: 1)
+    public static let inputs = EstimatorInputs(uses: [.rssi, .survey], minimumBeacons: 1)
     /// k of k-nearest neighbours.
     public static let neighbours = 3
     /// How far below the sensitivity an unheard beacon counts, dB.

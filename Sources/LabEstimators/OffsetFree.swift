@@ -47,13 +47,7 @@ final class OffsetFreeFit {
         let obs = observation.beacons
         let headings = venue.friezes.isEmpty ? [] : observation.headings
         guard obs.count >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: obs.count, needed: 3)) }
-        if headings.isEmpty {
-            scratch.removeAll(keepingCapacity: true)
-            for o in obs { scratch.append(venue.beaconPositions[o.beacon]) }
-            if scratch.withUnsafeBufferPointer({ GeometryChecks.areCollinear($0) }) {
-                return .noFix(.degenerateGeometry("the \(obs.count) heard beacons are collinear: the fix and its mirror image fit equally well"))
-            }
-        }
+        if headings.isEmpty, let reason = RSSIFit.collinearity(venue: venue, beacons: obs, scratch: &scratch) { return .noFix(reason) }
         // Starting points: the power-weighted centroid (offset-free), and with walls also the strongest beacon
         // pulled 1 m toward it and the identified bearing lines' intersection.
         let centroid = obs.isEmpty ? nil : ClosedForm.powerCentroid(venue: venue, beacons: obs)

@@ -12,10 +12,7 @@ public final class PowerCentroidEstimator: PositionEstimator {
     public init(venue: Venue) { self.venue = venue }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
-        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
-        guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
-        return .fix(Fix(position: ClosedForm.powerCentroid(venue: venue, beacons: observation.beacons),
-                        beaconsUsed: BeaconSet(observation.beacons.lazy.map(\.beacon))))
+        CentroidFix.locate(observation, venue: venue) { ClosedForm.powerCentroid(venue: venue, beacons: $0) }
     }
 }
 

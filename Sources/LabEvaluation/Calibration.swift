@@ -150,3 +150,17 @@ public struct Calibration: Sendable {
         }
     }
 }
+
+extension RadioFit {
+    /// The model a calibration fitted: its global P0, n and σ, and each fitted beacon's P0 at the global n.
+    /// `rounded`: to 0.01 dB and 0.001 in n, as files and stored recordings keep them.
+    public init(_ c: Calibration, fittedOn: String, rounded: Bool = false) {
+        func r(_ v: Double, _ digits: Double = 2) -> Double {
+            guard rounded else { return v }
+            let f = pow(10, digits)
+            return (v * f).rounded() / f
+        }
+        self.init(p0: r(c.global.p0), exponent: r(c.global.exponent, 3), sigma: r(c.global.sigma),
+                  beaconP0: Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, r($0.p0AtGlobalExponent)) }), fittedOn: fittedOn)
+    }
+}

@@ -28,23 +28,16 @@ public struct RealProtocol: Sendable {
 
     /// The scored venue with the calibration part's radio model and survey.
     public func calibratedVenue() throws -> Venue {
-        let fit = try Calibration(calibration, perBeacon: true)
-        var radio = scored.venue.radio
-        radio.p0 = fit.global.p0
-        radio.exponent = fit.global.exponent
-        radio.sigma = fit.global.sigma
-        var venue = scored.venue
-        venue.radio = radio
-        let beaconP0 = Dictionary(uniqueKeysWithValues: fit.beacons.map { ($0.id, $0.p0AtGlobalExponent) })
-        for i in venue.beacons.indices { venue.beacons[i].p0 = beaconP0[venue.beacons[i].id] }
+        let fit = RadioFit(try Calibration(calibration, perBeacon: true), fittedOn: calibration.info.name)
+        let venue = fit.applied(to: scored.venue)
         var v = venue.venue
         let calibrationVenue = calibration.venue.venue
         let survey = EpochBuilder(venue: calibrationVenue).epochs(calibration).epochs
         // The survey's beacon columns follow the scored venue's beacon order (matched by id).
-        let order = venue.beacons.map { b in calibration.venue.beaconIndex(id: b.id) }
+        let scoredIndex = calibration.venue.beacons.map { venue.beaconIndex(id: $0.id) }
         let remapped = survey.map { e -> Epoch in
             var e = e
-            e.readings = e.readings.compactMap { r in order.firstIndex(of: r.beacon).map { RSSIReading(beacon: $0, t: r.t, rssi: r.rssi) } }
+            e.readings = e.readings.compactMap { r in scoredIndex[r.beacon].map { RSSIReading(beacon: $0, t: r.t, rssi: r.rssi) } }
             return e
         }
         v.radioMap = RadioMap(epochs: remapped, beaconCount: v.beaconCount)

@@ -54,16 +54,20 @@ public struct Tournament: Sendable {
         return epochs
     }
 
-    /// The venue an estimator gets for a job: the scenario's, with the survey of that seed and condition.
-    public static func venue(scenario: Scenario, condition: SimulationCondition, seed: UInt64) -> Venue {
-        let sim = Simulator(scenario: scenario, condition: condition)
+    /// The venue an estimator gets for a job: the scenario's, with the survey of that seed and condition when
+    /// `survey` (only estimators that use ``EstimatorInputs/Sources/survey`` read it, and it costs a grid pass).
+    public static func venue(scenario: Scenario, condition: SimulationCondition, seed: UInt64, survey: Bool = true) -> Venue {
         var venue = Venue(scenario)
-        venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
+        if survey {
+            let sim = Simulator(scenario: scenario, condition: condition)
+            venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
+        }
         return venue
     }
 
     func runJob(scenario: Scenario, condition: SimulationCondition, seed: UInt64) -> [EpochResult] {
-        let venue = Tournament.venue(scenario: scenario, condition: condition, seed: seed)
+        let venue = Tournament.venue(scenario: scenario, condition: condition, seed: seed,
+                                     survey: estimators.contains { $0.inputs.uses.contains(.survey) })
         let bound = CramerRaoBound.judging(condition, venue: venue, impairments: Simulator(scenario: scenario, condition: condition).impairments)
         return Tournament.evaluate(epochs: epochs(scenario: scenario, condition: condition, seed: seed), venue: venue,
                                    estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound)

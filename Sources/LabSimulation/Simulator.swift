@@ -103,7 +103,8 @@ public struct Simulator: Sendable {
             if let phone {
                 let f = phone.impairments
                 mean += phone.offset + phone.beaconShifts[i]
-                if let h = phone.heading, f.bodyBlocks(heading: h, bearing: Bearing.degrees(from: p, to: pathLoss.beaconPosition(i))) {
+                // The bearing (an atan2) is only worth computing when there is a body loss to apply.
+                if f.bodyLoss > 0, let h = phone.heading, f.bodyBlocks(heading: h, bearing: Bearing.degrees(from: p, to: pathLoss.beaconPosition(i))) {
                     mean -= f.bodyLoss
                 }
                 outlierRate = f.outlierRate; outlierScale = f.outlierScale

@@ -55,19 +55,14 @@ struct Calibrate: ParsableCommand {
             let paths = try drawPlot(c, recording: r, to: plot)
             if !json { paths.forEach { print("# plot: \($0)") } }
         }
+        let fit = RadioFit(c, fittedOn: r.info.name, rounded: true)
         if let saveFit {
-            let beaconP0 = Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, rounded($0.p0AtGlobalExponent)) })
-            try reportingInputErrors {
-                try RadioFit(p0: rounded(c.global.p0), exponent: rounded(c.global.exponent, 3), sigma: rounded(c.global.sigma),
-                             beaconP0: beaconP0, fittedOn: r.info.name).write(to: saveFit)
-            }
+            try reportingInputErrors { try fit.write(to: saveFit) }
             if !json { print("# fit written to \(saveFit)") }
         }
         if apply {
-            let beaconP0 = Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, ($0.p0AtGlobalExponent * 100).rounded() / 100) })
             try reportingInputErrors {
-                try RecordingStore.updateRadio(path: file, p0: rounded(c.global.p0), exponent: rounded(c.global.exponent, 3),
-                                               sigma: rounded(c.global.sigma), beaconP0: beaconP0)
+                try RecordingStore.updateRadio(path: file, p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma, beaconP0: fit.beaconP0)
             }
             if !json {
                 print("# applied to \(file)" + (r.baselines.isEmpty ? "" : " (its baselines were made with the old radio model: refresh them with 'replay --update-baseline')"))
@@ -75,10 +70,6 @@ struct Calibrate: ParsableCommand {
         }
     }
 
-    func rounded(_ v: Double, _ digits: Int = 2) -> Double {
-        let f = pow(10, Double(digits))
-        return (v * f).rounded() / f
-    }
 
     func drawPlot(_ c: Calibration, recording r: Recording, to path: String) throws -> [String] {
         let url = URL(fileURLWithPath: path)

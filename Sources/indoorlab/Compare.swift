@@ -12,7 +12,7 @@ struct Compare: ParsableCommand {
         discussion: """
         Epochs come from each scenario's walks and from static test points on a grid over its rooms.
         Winner rule: \(Leaderboard.ruleText).
-        Estimators: \(EstimatorKind.allCases.map { "\n  \($0.rawValue.padding(toLength: 20, withPad: " ", startingAt: 0)) \($0.summary)" }.joined())
+        Estimators: \(EstimatorKind.allCases.map { "\n  \($0.rawValue.padding(toLength: Compare.nameWidth, withPad: " ", startingAt: 0)) \($0.summary)" }.joined())
         Example: indoorlab compare --seeds 10 --out out/compare
         """)
 
@@ -28,12 +28,15 @@ struct Compare: ParsableCommand {
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
     var estimators: [EstimatorKind] = EstimatorKind.allCases
 
-    @Option(help: "Comma-separated conditions: ideal (the model the estimators know), field (unknown phone offset, beacon spread, outliers, body shadowing; see docs/scenario-format.md).",
+    @Option(help: "Comma-separated conditions: ideal (the model the estimators know), field (unknown phone offset, beacon spread, outliers, body shadowing; see docs/scenario-format.md). Default: ideal.",
             transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal]
 
     @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets.")
     var real: String?
+
+    /// The longest estimator name, for the help's list.
+    static var nameWidth: Int { (EstimatorKind.allCases.map(\.rawValue.count).max() ?? 0) + 1 }
 
     static func parseConditions(_ text: String) throws -> [SimulationCondition] {
         try text.split(separator: ",").map {

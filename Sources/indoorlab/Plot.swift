@@ -124,7 +124,7 @@ enum StandardPlots {
     static func plotter(resultsDirectory: String) throws -> ResultsPlotter {
         try ResultsPlotter(directory: resultsDirectory, loadScenario: { entry in
             // The manifest's path first; a run written elsewhere still finds the bundled scenario by name.
-            let base = String(entry.name.split(separator: "@").first ?? Substring(entry.name))
+            let base = SimulationCondition.scenarioName(inLabel: entry.name)
             var s = try ScenarioLoader.load(path: FileManager.default.fileExists(atPath: entry.path) ? entry.path : BundledScenarios.resolve(base))
             s.name = entry.name   // "name@field": the label the results carry
             return s
