@@ -5,10 +5,15 @@ internal import LabEstimators
 /// Turns what a phone hears from iBeacons (and, optionally, compass headings toward friezes) into a
 /// position with an uncertainty radius.
 ///
-/// It wraps the estimator that won IndoorLab's tournament (see ``estimatorName``): RSSI-domain least
-/// squares with GSL's Levenberg–Marquardt whose path-loss model includes the loss of every wall between
-/// beacon and phone, fused with bearing residuals when headings are given. Give it the venue's walls:
-/// without them it is plain (free-space) fusion, which is several times less accurate behind walls.
+/// It wraps the estimator that won IndoorLab's tournament (see ``estimatorName``): RSSI-domain maximum
+/// likelihood of the position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the
+/// one the beacons were calibrated with), with a Huber loss against multipath outliers, a path-loss model that
+/// includes the loss of every wall between beacon and phone, and bearing residuals when headings are given.
+/// The offset is learned over the scans: each fix starts from what the previous ones said about it
+/// (``deviceOffset``), so after a few dozen scans the fit is nearly as good as with a calibrated phone. When
+/// the app knows the phone's offset, give it with ``assumeDeviceOffset(_:)``; when another phone takes over,
+/// call ``forgetDevice()``. Give it the venue's walls: without them the fit is free-space, which is several
+/// times less accurate behind walls.
 ///
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
@@ -26,7 +31,7 @@ public final class IndoorLocator: @unchecked Sendable {
     public let walls: [WallSegment]
 
     private let venue: Venue
-    private let estimator: any PositionEstimator
+    private let estimator: OffsetLearningEstimator
     private let index: [BeaconIdentity: Int]
     /// The identities packed into integers: comparing them is much cheaper than hashing a UUID.
     private let packed: [PackedIdentity]
@@ -59,8 +64,8 @@ public final class IndoorLocator: @unchecked Sendable {
         }
         guard pathLoss.exponent > 0, pathLoss.exponent.isFinite, pathLoss.shadowingSigma >= 0, pathLoss.shadowingSigma.isFinite,
               pathLoss.scanWindow > 0, pathLoss.scanWindow.isFinite, pathLoss.measuredPower.isFinite,
-              pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0 else {
-            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, all finite")
+              pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0, pathLoss.sensitivity?.isFinite ?? true else {
+            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, all finite (sensitivity too, when given)")
         }
         for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
             throw LocatorError("friezes[\(i)] ('\(f.name)'): position is not finite")
@@ -86,6 +91,7 @@ public final class IndoorLocator: @unchecked Sendable {
         counts = [Int](repeating: 0, count: beacons.count)
         observed.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
+                               sensitivity: pathLoss.sensitivity ?? -.infinity,
                                scanWindow: pathLoss.scanWindow, receiverHeight: pathLoss.receiverHeight)
         venue = Venue(name: "locator", bounds: bounds, radio: radio,
                       beaconIDs: beacons.map(\.identity.description),
@@ -94,7 +100,26 @@ public final class IndoorLocator: @unchecked Sendable {
                       beaconHeightOffset: beacons.map { ($0.height ?? pathLoss.receiverHeight) - pathLoss.receiverHeight },
                       landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) },
                       walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
-        estimator = EstimatorKind.shipped.make(venue: venue)
+        estimator = OffsetLearningEstimator(venue: venue)
+    }
+
+    /// The phone's offset learned so far (nil before the first fix, or after ``forgetDevice()``).
+    public var deviceOffset: DeviceOffset? {
+        lock.lock(); defer { lock.unlock() }
+        return estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) }
+    }
+
+    /// Starts from a known offset of this phone (e.g. measured once against a beacon at 1 m): the fits use it
+    /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB.
+    public func assumeDeviceOffset(_ offset: DeviceOffset) {
+        lock.lock(); defer { lock.unlock() }
+        estimator.startDevice(knownOffset: offset.decibels, sigma: max(offset.sigma, 1e-3))
+    }
+
+    /// Another phone takes over (or the app wants to start afresh): forget the learned offset.
+    public func forgetDevice() {
+        lock.lock(); defer { lock.unlock() }
+        estimator.startDevice()
     }
 
     /// Locates from one scan: the samples are averaged per beacon (in dBm). Samples from beacons the
@@ -193,7 +218,8 @@ public final class IndoorLocator: @unchecked Sendable {
         case .fix(let f):
             return .located(Location(position: Position(x: f.position.x, y: f.position.y), uncertainty: f.uncertainty,
                                      beaconsUsed: beaconsUsed(f.beaconsUsed),
-                                     friezeInView: f.frieze.map { venue.landmarks[$0].name }))
+                                     friezeInView: f.frieze.map { venue.landmarks[$0].name },
+                                     deviceOffset: estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) }))
         }
     }
 

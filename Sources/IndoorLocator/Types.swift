@@ -63,12 +63,15 @@ public struct PathLossModel: Sendable, Hashable {
     public var receiverHeight: Double
     /// How many seconds of readings make one scan when the locator is fed a stream.
     public var scanWindow: Double
+    /// The weakest RSSI the phone reports, dBm, when known: a far beacon is heard only when the noise lifts
+    /// it above this, so its heard mean reads high, and the fit accounts for that. Nil: not modelled.
+    public var sensitivity: Double?
 
     /// Creates a model; the defaults are typical iBeacon values.
     public init(measuredPower: Double = -59, exponent: Double = 2.0, shadowingSigma: Double = 4.0,
-                receiverHeight: Double = 1.2, scanWindow: Double = 1.0) {
+                receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil) {
         self.measuredPower = measuredPower; self.exponent = exponent; self.shadowingSigma = shadowingSigma
-        self.receiverHeight = receiverHeight; self.scanWindow = scanWindow
+        self.receiverHeight = receiverHeight; self.scanWindow = scanWindow; self.sensitivity = sensitivity
     }
 }
 
@@ -143,6 +146,20 @@ public struct Location: Sendable, Hashable {
     public var beaconsUsed: [BeaconIdentity]
     /// The frieze the camera is pointing at, when headings were given.
     public var friezeInView: String?
+    /// The phone's RSSI offset from the calibration phone as estimated with this fix (learned over the scans so
+    /// far), when the fit estimated it.
+    public var deviceOffset: DeviceOffset?
+}
+
+/// How much stronger (positive) or weaker this phone reads than the phone the beacons' measured power was
+/// calibrated with, in dB, with the standard deviation of that estimate.
+public struct DeviceOffset: Sendable, Hashable, Codable {
+    /// The offset, dB.
+    public var decibels: Double
+    /// Its standard deviation, dB.
+    public var sigma: Double
+    /// Creates an offset.
+    public init(decibels: Double, sigma: Double) { self.decibels = decibels; self.sigma = sigma }
 }
 
 /// The outcome of asking for a position: a fix, or why there is none.

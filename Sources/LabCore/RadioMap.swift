@@ -12,20 +12,24 @@ public struct RadioMap: Sendable, Hashable {
         self.positions = positions; self.beaconCount = beaconCount; self.rssi = rssi
     }
 
-    /// One spot per epoch (its truth), the mean RSSI of each beacon heard in it. Epochs that heard nothing
-    /// are left out.
+    /// One spot per distinct truth position: the mean RSSI of each beacon over every epoch at that spot (a
+    /// survey stands still at each spot for several scan windows). Spots where nothing was heard are left out.
     public init(epochs: [Epoch], beaconCount: Int) {
+        var spotIndex: [Point: Int] = [:]
         var positions: [Point] = []
-        var values: [Double] = []
-        var sums = [Double](repeating: 0, count: beaconCount), counts = [Int](repeating: 0, count: beaconCount)
+        var sums: [Double] = [], counts: [Int] = []
         for e in epochs where !e.readings.isEmpty {
-            for i in 0..<beaconCount { sums[i] = 0; counts[i] = 0 }
+            let spot = spotIndex[e.truth] ?? {
+                let k = positions.count
+                spotIndex[e.truth] = k; positions.append(e.truth)
+                sums += repeatElement(0, count: beaconCount); counts += repeatElement(0, count: beaconCount)
+                return k
+            }()
             for r in e.readings where r.beacon >= 0 && r.beacon < beaconCount && r.rssi.isFinite {
-                sums[r.beacon] += r.rssi; counts[r.beacon] += 1
+                sums[spot * beaconCount + r.beacon] += r.rssi; counts[spot * beaconCount + r.beacon] += 1
             }
-            positions.append(e.truth)
-            for i in 0..<beaconCount { values.append(counts[i] > 0 ? sums[i] / Double(counts[i]) : .nan) }
         }
+        let values = zip(sums, counts).map { $1 > 0 ? $0 / Double($1) : .nan }
         self.init(positions: positions, beaconCount: beaconCount, rssi: values)
     }
 

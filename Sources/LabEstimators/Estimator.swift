@@ -75,9 +75,14 @@ public protocol PositionEstimator: AnyObject {
     /// A new estimator for `venue`.
     init(venue: Venue)
     func locate(_ observation: Observation) -> EstimateOutcome
+    /// A new phone starts (a new walk or survey pass, another recording): estimators that learn about the
+    /// phone over the scans forget it. The default does nothing.
+    func startDevice()
 }
 
 extension PositionEstimator {
+    public func startDevice() {}
+
     /// This estimator's entry in the registry.
     public var kind: EstimatorKind { EstimatorKind(Self.self) }
 }

@@ -20,11 +20,12 @@ public enum EstimatorRegistry {
         OffsetFreeFloorplanEstimator.self,
         RobustEstimator.self,
         CensoredEstimator.self,
+        OffsetLearningEstimator.self,
         FingerprintEstimator.self,
     ]
 
     /// The tournament's winner, which the IndoorLocator library ships and the planner simulates with.
-    public static let shipped: any PositionEstimator.Type = FloorplanFusionEstimator.self
+    public static let shipped: any PositionEstimator.Type = OffsetLearningEstimator.self
 }
 
 extension EstimatorKind {

@@ -3,18 +3,22 @@ import LabCore
 /// Fingerprinting, the family of products such as Anyplace and FIND: weighted k-nearest neighbours over the
 /// venue's survey (``Venue/radioMap``), with the phone's offset removed.
 ///
-/// Over the beacons heard in the scan or at the survey spot, a beacon missing on one side counts as
-/// ``floorBelowSensitivity`` dB below the receiver's sensitivity. The difference vector (scan − spot) is
-/// centred on its mean — a common offset cancels — and its root mean square is the distance. The fix is the
-/// mean of the ``neighbours`` nearest spots weighted by 1/(distance + 0.1 dB). Without a survey: no fix.
+/// The distance between a scan and a survey spot is taken over the beacons both heard: the difference vector
+/// (scan − spot) is centred on its mean — a common offset cancels — and its mean square is the core of the
+/// distance; each beacon heard on one side only adds ``mismatchPenalty``. Spots sharing fewer than
+/// ``minimumCommon`` beacons with the scan (fewer if the scan heard fewer) are skipped. The fix is the mean of the
+/// ``neighbours`` nearest spots weighted by 1/(distance + 0.1 dB). Without a survey: no fix.
 public final class FingerprintEstimator: PositionEstimator {
     public static let name = "fingerprint"
     public static let summary = "weighted k-nearest neighbours over a survey, RSSI differences (offset cancels)"
     public static let inputs = EstimatorInputs(uses: [.rssi, .survey], minimumBeacons: 1)
     /// k of k-nearest neighbours.
     public static let neighbours = 3
-    /// How far below the sensitivity an unheard beacon counts, dB.
-    public static let floorBelowSensitivity = 5.0
+    /// Fewest beacons a spot must share with the scan (fewer when the scan heard fewer).
+    public static let minimumCommon = 3
+    /// What a beacon heard on one side only (scan or spot) adds to the squared distance, dB²: as if it were
+    /// 10 dB off. A weaker phone hears fewer beacons, so absence is weak evidence, not a reading at the floor.
+    public static let mismatchPenalty = 100.0
 
     let venue: Venue
     private var scan: [Double]
@@ -34,21 +38,25 @@ public final class FingerprintEstimator: PositionEstimator {
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
         for i in scan.indices { scan[i] = .nan }
         for o in observation.beacons { scan[o.beacon] = o.rssi }
-        let floor = venue.radio.sensitivity - Self.floorBelowSensitivity
         let n = map.beaconCount
         best.removeAll(keepingCapacity: true)
+        let needed = min(Self.minimumCommon, observation.beacons.count)
         for spot in map.positions.indices {
-            var sum = 0.0, sumSq = 0.0, count = 0.0
+            var sum = 0.0, sumSq = 0.0, common = 0.0, oneSided = 0.0
             let base = spot * n
             for b in 0..<n {
                 let q = scan[b], m = map.rssi[base + b]
                 if q.isNaN && m.isNaN { continue }
-                let d = (q.isNaN ? floor : q) - (m.isNaN ? floor : m)
-                sum += d; sumSq += d * d; count += 1
+                if q.isNaN || m.isNaN {
+                    oneSided += 1
+                    continue
+                }
+                let d = q - m
+                sum += d; sumSq += d * d; common += 1
             }
-            guard count > 0 else { continue }
-            let mean = sum / count
-            let distance = max(sumSq / count - mean * mean, 0).squareRoot()
+            guard common >= Double(needed), common > 0 else { continue }
+            let mean = sum / common
+            let distance = ((max(sumSq / common - mean * mean, 0) * common + oneSided * Self.mismatchPenalty) / (common + oneSided)).squareRoot()
             if best.count < Self.neighbours || distance < best[best.count - 1].distance {
                 let at = best.firstIndex { distance < $0.distance } ?? best.count
                 best.insert((distance, spot), at: at)

@@ -13,6 +13,9 @@ let gslErrorHandlerOff: Void = { _ = gsl_set_error_handler_off() }()
 /// Residuals, each divided by its standard deviation so that (JᵀJ)⁻¹ is the covariance:
 /// - RSSI domain:  (rssi_i − (P0_i + δ − 10·n·log10 d_i − walls_i)) · √k_i · u_i / σ   (u_i: robust weight, 1 by default)
 /// - range domain: (d_i − r̂_i) · √k_i / (r̂_i · σ · ln10 / (10·n))   (first-order variance of r̂; no δ)
+/// - truncated RSSI (when `truncatedMeans`): as the RSSI term, with the model's mean replaced by the mean of
+///                 the readings that cleared the sensitivity, μ + σ·λ((S − μ)/σ) (λ the normal hazard φ/(1 − Φ)):
+///                 a weak phone hears a far beacon only when the noise lifts it, so its heard mean is high
 /// - censored:     √(−2·k_i·ln m_i),  m_i = loss + (1 − loss)·Φ((S − μ_i)/σ): the probability that beacon i,
 ///                 in the venue but not heard, missed all k_i advertisements of the window (S: sensitivity)
 /// - bearing:      wrap(heading_k − bearing(p → L_k)) / σθ   (radians)
@@ -37,6 +40,8 @@ final class FixSolver {
     /// Receiver sensitivity and packet loss, for censored terms.
     var sensitivity = -100.0
     var packetLoss = 0.0
+    /// Model each heard beacon's mean as the mean of a normal truncated at the sensitivity (see the type's notes).
+    var truncatedMeans = false
     // RSSI terms.
     var bx: [Double], by: [Double], bdz: [Double], bp0: [Double], brssi: [Double], bweight: [Double], brange: [Double]
     /// Robust weight multiplier per RSSI term (√ of the IRLS weight), 1 unless set.
@@ -216,7 +221,7 @@ final class FixSolver {
         let dx = s.position.x - bx[i], dy = s.position.y - by[i]
         let d = max((dx * dx + dy * dy + bdz[i] * bdz[i]).squareRoot(), 1e-6)
         let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: s.position) ?? 0
-        return (brssi[i] - (bp0[i] + s.offset - 10 * exponent * log10(d) - wallLoss)) / sigma
+        return (brssi[i] - heardMean(bp0[i] + s.offset - 10 * exponent * log10(d) - wallLoss).m) / sigma
     }
 
     /// The residuals at `p` (and δ) as an array (for tests: the Jacobian is checked against finite differences).
@@ -242,6 +247,16 @@ final class FixSolver {
     @inline(__always) static func normalCDF(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
     @inline(__always) static func normalPDF(_ z: Double) -> Double { exp(-0.5 * z * z) / (2 * Double.pi).squareRoot() }
 
+    /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ:
+    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α), α = (S − μ)/σ. Beyond 6σ above the sensitivity, (μ, 1).
+    @inline(__always) func heardMean(_ mu: Double) -> (m: Double, slope: Double) {
+        guard truncatedMeans else { return (mu, 1) }
+        let a = min((sensitivity - mu) / sigma, 30)
+        guard a > -6 else { return (mu, 1) }
+        let lambda = FixSolver.normalPDF(a) / max(0.5 * erfc(a / 2.0.squareRoot()), 1e-300)
+        return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
+    }
+
     /// The censored term c at (x, y, δ): its residual and, when wanted, dr/dμ (μ the beacon's mean RSSI).
     @inline(__always) func censored(_ c: Int, x: Double, y: Double, delta: Double) -> (r: Double, dr: Double, dx: Double, dy: Double, d2: Double) {
         let dx = x - cx[c], dy = y - cy[c]
@@ -266,7 +281,7 @@ final class FixSolver {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
                 let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
-                r = (brssi[i] - (bp0[i] + delta - tenN * log10(d) - wallLoss)) * bweight[i] * brobust[i]
+                r = (brssi[i] - heardMean(bp0[i] + delta - tenN * log10(d) - wallLoss).m) * bweight[i] * brobust[i]
             case .range: r = (d - brange[i]) * bweight[i]
             }
             gsl_vector_set(f, i, r)
@@ -295,8 +310,12 @@ final class FixSolver {
             let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
             switch domain {
             case .rssi:
-                // ∂/∂x of (rssi − P0 − δ + 10 n log10 d) = 10n/ln10 · dx/d²; ∂/∂δ = −1
-                let w = bweight[i] * brobust[i]
+                // ∂/∂x of (rssi − P0 − δ + 10 n log10 d) = 10n/ln10 · dx/d²; ∂/∂δ = −1 (times dm/dμ when truncated)
+                var w = bweight[i] * brobust[i]
+                if truncatedMeans {
+                    let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                    w *= heardMean(bp0[i] + delta - 5 * exponent * log10(d2) - wallLoss).slope
+                }
                 gsl_matrix_set(J, i, 0, c * dx / d2 * w)
                 gsl_matrix_set(J, i, 1, c * dy / d2 * w)
                 if third { gsl_matrix_set(J, i, 2, -w) }

@@ -29,10 +29,19 @@ extension ScenarioScore {
 extension Leaderboard {
     /// Availability an estimator needs in every scenario to be eligible to win.
     public static let availabilityThreshold = 0.9
-    public static let ruleText = "lowest mean P75 across the scenarios among estimators with availability ≥ 90% in every scenario (ties: lower mean RMSE)"
+    /// On a real protocol, a mean error beyond this many times the best baseline's is a collapse.
+    public static let collapseFactor = 1.5
+    /// The simple estimators a real protocol's collapse is measured against.
+    public static let baselines: [EstimatorKind] = [.proximity, .centroid, .weightedCentroid, .powerCentroid]
+    public static let ruleText = """
+        lowest mean P75 across every scenario, condition and real protocol, among estimators with availability \
+        ≥ 90% everywhere that do not collapse on any real protocol (collapse: mean error > 1.5 × the best \
+        baseline's — proximity, centroid, weighted-centroid, power-centroid — on that protocol); ties: lower mean RMSE
+        """
 
-    /// Ranks the estimators of `results` by the winner rule (``ruleText``).
-    public init(results: [EpochResult], scenarios: [String], seeds: [UInt64]) {
+    /// Ranks the estimators of `results` by the winner rule (``ruleText``). `realProtocols` names the labels
+    /// that are real recordings (the collapse test applies to them; it needs a baseline among the results).
+    public init(results: [EpochResult], scenarios: [String], seeds: [UInt64], realProtocols: Set<String> = []) {
         var groups: [String: [EpochResult]] = [:]
         for r in results { groups["\(r.scenario)\u{1}\(r.estimator.rawValue)", default: []].append(r) }
         let estimators = Set(results.map(\.estimator)).sorted()
@@ -42,14 +51,24 @@ extension Leaderboard {
                 if let rs = groups["\(s)\u{1}\(e.rawValue)"] { scores.append(ScenarioScore(scenario: s, estimator: e, results: rs)) }
             }
         }
+        // The best baseline's mean error on each real protocol.
+        var baselineMean: [String: Double] = [:]
+        for sc in scores where realProtocols.contains(sc.scenario) && Leaderboard.baselines.contains(sc.estimator) && sc.stats.mean.isFinite {
+            baselineMean[sc.scenario] = min(baselineMean[sc.scenario] ?? .infinity, sc.stats.mean)
+        }
         let overall = estimators.map { e in
             let mine = scores.filter { $0.estimator == e }
             let p75 = mine.map(\.stats.p75), rmse = mine.map(\.stats.rmse)
             let minAvail = mine.map(\.stats.availability).min() ?? 0
             let meanP75 = p75.contains { !$0.isFinite } ? .infinity : p75.reduce(0, +) / Double(max(p75.count, 1))
             let meanRMSE = rmse.contains { !$0.isFinite } ? .infinity : rmse.reduce(0, +) / Double(max(rmse.count, 1))
+            let collapsed = mine.filter { sc in
+                guard let best = baselineMean[sc.scenario] else { return false }
+                return !(sc.stats.mean <= Leaderboard.collapseFactor * best)
+            }.map(\.scenario)
             return Overall(estimator: e, meanP75: meanP75, minAvailability: minAvail, meanRMSE: meanRMSE,
-                           eligible: minAvail >= Leaderboard.availabilityThreshold && meanP75.isFinite)
+                           eligible: minAvail >= Leaderboard.availabilityThreshold && meanP75.isFinite && collapsed.isEmpty,
+                           collapsedOn: collapsed)
         }.sorted { ($0.eligible ? 0 : 1, $0.meanP75, $0.meanRMSE) < ($1.eligible ? 0 : 1, $1.meanP75, $1.meanRMSE) }
         self.init(scenarios: scenarios, seeds: seeds, scores: scores, overall: overall,
                   winner: overall.first(where: \.eligible)?.estimator, rule: Leaderboard.ruleText)

@@ -18,6 +18,9 @@ public struct RealProtocol: Sendable {
     public var summary: String
     public var calibration: Recording
     public var scored: Recording
+    /// The same scored part with the matching calibration (fitted on itself): the reference a cross-calibrated
+    /// result is compared with, not part of the winner rule.
+    public var matched: Bool { calibration.info.name == scored.info.name }
 
     /// Scans with fewer beacons heard are not scored (a model-based fix needs four for three unknowns).
     public static let minimumBeaconsHeard = 4
@@ -60,8 +63,9 @@ public struct RealProtocol: Sendable {
 public enum RealProtocols {
     /// UJI Geotec: calibrated at Tx −4 dBm, scored at −12 and −20 dBm (an unknown offset of about 8 and
     /// 16 dB); and at −4 dBm, calibrated on the even reference points and scored on the odd ones.
-    /// Daniş: calibrated on two tracks, scored on the other two, both ways round.
-    public static func bundled(datasets: String, scratch: String) throws -> [RealProtocol] {
+    /// Daniş: calibrated on two tracks, scored on the other two, both ways round. With `includeMatched`, also
+    /// UJI at −12 and −20 dBm calibrated on themselves (``RealProtocol/matched``), the reference of the target.
+    public static func bundled(datasets: String, scratch: String, includeMatched: Bool = false) throws -> [RealProtocol] {
         var out: [RealProtocol] = []
         let uji = datasets + "/uji-ble-geo"
         if FileManager.default.fileExists(atPath: uji + "/dep/geo.csv") {
@@ -72,8 +76,13 @@ public enum RealProtocols {
             }
             let strong = try importUJI(-4)
             for tx in [-12, -20] {
+                let weak = try importUJI(tx)
                 out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at \(tx) dBm",
-                                        calibration: strong, scored: try importUJI(tx)))
+                                        calibration: strong, scored: weak))
+                if includeMatched {
+                    out.append(RealProtocol(name: "uji-tx\(tx)-matched", summary: "UJI Geotec: model fitted and scored at \(tx) dBm (reference)",
+                                            calibration: weak, scored: weak))
+                }
             }
             let (even, odd) = strong.splitByReferencePoint()
             out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones",

@@ -36,7 +36,7 @@ public struct Tournament: Sendable {
     /// Runs every job; `progress(label, seed)` is called (from any thread) after each finishes.
     public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) -> [EpochResult] {
         let jobs = scenarios.indices.flatMap { s in conditions.flatMap { c in seeds.map { (s, c, $0) } } }
-        let slots = ResultSlots(count: jobs.count)
+        let slots = ResultSlots<EpochResult>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
             let (s, condition, seed) = jobs[j]
             slots.set(j, runJob(scenario: scenarios[s], condition: condition, seed: seed))
@@ -81,7 +81,9 @@ public struct Tournament: Sendable {
         let estimators = kinds.map { $0.make(venue: venue) }
         var out: [EpochResult] = []
         out.reserveCapacity(epochs.count * estimators.count)
-        for e in epochs {
+        for (k, e) in epochs.enumerated() {
+            // Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass).
+            if k == 0 || epochs[k - 1].walk != e.walk { for est in estimators { est.startDevice() } }
             let o = judge.observation(for: e)
             let crlb = judge.crlb(for: e, observation: o)
             for est in estimators {
@@ -91,13 +93,4 @@ public struct Tournament: Sendable {
         }
         return out
     }
-}
-
-/// Per-job result storage written from concurrent workers.
-final class ResultSlots: @unchecked Sendable {
-    private var slots: [[EpochResult]]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: [], count: count) }
-    func set(_ i: Int, _ value: [EpochResult]) { lock.lock(); slots[i] = value; lock.unlock() }
-    var all: [[EpochResult]] { lock.lock(); defer { lock.unlock() }; return slots }
 }

@@ -80,18 +80,24 @@ struct Compare: ParsableCommand {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
             protocols = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch) }
             guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
+            if !estimators.contains(where: Leaderboard.baselines.contains) {
+                FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
+            }
             for p in protocols {
                 results += try reportingInputErrors { try p.run(estimators: estimators) }
                 labels.append(p.name)
             }
         }
         let elapsed = Date().timeIntervalSince(start)
-        let board = Leaderboard(results: results, scenarios: labels, seeds: seedList)
+        let board = Leaderboard(results: results, scenarios: labels, seeds: seedList, realProtocols: Set(protocols.map(\.name)))
 
         if json {
             try writeOutput(try LabJSON.string(board), to: nil)
         } else {
             print(LeaderboardTable.render(board))
+            if !estimators.contains(where: Leaderboard.baselines.contains) {
+                FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
+            }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
         }
@@ -146,7 +152,8 @@ enum LeaderboardTable {
         out += "\noverall (errors in metres; \(b.seeds.count) seeds)\n"
         var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
         for (i, o) in b.overall.enumerated() {
-            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), o.eligible ? "yes" : "no"])
+            let why = o.eligible ? "yes" : o.collapsedOn.isEmpty ? "no" : "no: collapses on \(o.collapsedOn.joined(separator: ", "))"
+            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), why])
         }
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"

@@ -23,6 +23,11 @@ struct Plot: ParsableCommand {
                        (with --scenario and no --results: computed from the scenario file)
           leaderboard  P75 per estimator per scenario
           all          cdf, map, heatmap, crlb per scenario, and the leaderboard
+          offset-learning  simulates (no --results): the shipped estimator learning an unknown
+                       phone offset (--offset, default 15 dB) scan by scan along a walk of --scenario
+                       (default museum-gallery), one walk per seed (--runs, --seed), the offset alone
+                       or with --all-impairments; writes
+                       <out-dir>/<scenario>-offset-learning.png and .svg (--json: the curves)
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
         Example: indoorlab plot map --results out/compare --scenario museum-gallery
         """)
@@ -43,11 +48,26 @@ struct Plot: ParsableCommand {
     @Option(help: "heatmap: whose error (default: the leaderboard's winner).", transform: { try EstimatorList.parse($0) })
     var estimator: [EstimatorKind]?
 
-    @Option(help: "map: the seed whose fixes are drawn (default: the run's first seed).")
+    @Option(help: "map: the seed whose fixes are drawn (default: the run's first seed); offset-learning: the first seed (default 1).")
     var seed: UInt64?
 
-    @Option(help: "map: the walk (default: the scenario's first walk).")
+    @Option(help: "map, offset-learning: the walk (default: the scenario's first walk).")
     var walk: String?
+
+    @Option(help: "offset-learning: the phone's true offset, dB.")
+    var offset: Double = 15
+
+    @Flag(help: "offset-learning: every field impairment of the scenario on, not the offset alone (what is learned is then the apparent offset).")
+    var allImpairments = false
+
+    @Option(help: "offset-learning: walks (seeds --seed, --seed + 1, …).")
+    var runs: Int = 10
+
+    @Option(help: "offset-learning: scans per walk.")
+    var scans: Int = 60
+
+    @Flag(help: "offset-learning: also print the curves as JSON.")
+    var json = false
 
     @Option(name: .customLong("out-dir"), help: "Directory for the figures.")
     var outDir: String = "Plots"
@@ -55,7 +75,7 @@ struct Plot: ParsableCommand {
     @Option(help: "Comma-separated formats: png, svg (default: both).", transform: Plot.parseFormats)
     var format: [PlotFormat] = [.png, .svg]
 
-    static let kinds = ["cdf", "map", "heatmap", "crlb", "leaderboard", "all"]
+    static let kinds = ["cdf", "map", "heatmap", "crlb", "leaderboard", "all", "offset-learning"]
 
     static func parseFormats(_ text: String) throws -> [PlotFormat] {
         try text.split(separator: ",").map {
@@ -72,7 +92,12 @@ struct Plot: ParsableCommand {
             throw ValidationError("unknown figure '\(kind)'\(later); known: \(Plot.kinds.joined(separator: ", "))")
         }
         if let estimator, estimator.count != 1 { throw ValidationError("--estimator takes one estimator") }
-        if results == nil && !(kind == "crlb" && scenario != nil) {
+        if kind == "offset-learning" {
+            guard results == nil else { throw ValidationError("offset-learning simulates; it takes no --results") }
+            guard offset.isFinite, abs(offset) <= 60 else { throw ValidationError("--offset must be a finite number of dB within ±60") }
+            guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
+            guard (1...100_000).contains(scans) else { throw ValidationError("--scans must be between 1 and 100000") }
+        } else if results == nil && !(kind == "crlb" && scenario != nil) {
             throw ValidationError("--results DIR is required (run 'indoorlab compare --out DIR' first); only crlb can do with --scenario alone")
         }
         if format.isEmpty { throw ValidationError("--format needs at least one of png, svg") }
@@ -88,6 +113,15 @@ struct Plot: ParsableCommand {
     }
 
     private func draw() throws -> [String] {
+        if kind == "offset-learning" {
+            let s = try BundledScenarios.load(scenario ?? "museum-gallery")
+            let first = seed ?? 1
+            let curve = try OffsetLearningCurve.measure(scenario: s, walk: walk, offset: offset,
+                                                        allImpairments: allImpairments, seeds: (0..<runs).map { first &+ UInt64($0) }, scans: scans)
+            if json { print(try LabJSON.string(curve)) }
+            let figure = OffsetLearningFigure.make(curve)
+            return try PlotRenderer.shared.render(figure, to: outDir + "/\(s.name)-offset-learning", formats: format)
+        }
         guard let results else {
             // crlb straight from a scenario file.
             let s = try BundledScenarios.load(scenario!)

@@ -19,20 +19,29 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 @Suite struct IndoorLocatorAPITests {
     @Test func oneScanGivesTheExactPositionWithoutNoise() throws {
-        let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
-        for p in [Position(x: 3, y: 4), Position(x: 17.5, y: 2), Position(x: 9, y: 12.25)] {
-            let l = try #require(locator.locate(exactScan(at: p)).location)
-            #expect(l.position.distance(to: p) < 1e-6)
-            #expect(l.beaconsUsed.count == 5)
-            // At the exact solution the covariance is the inverse Fisher information: the radius is sqrt(CRLB).
-            let b = pow(10 * model.exponent / (model.shadowingSigma * log(10)), 2)
-            var f11 = 0.0, f12 = 0.0, f22 = 0.0
-            for c in placements.map(\.position) {
-                let dx = p.x - c.x, dy = p.y - c.y, d4 = pow(dx * dx + dy * dy, 2)
-                f11 += b * dx * dx / d4; f12 += b * dx * dy / d4; f22 += b * dy * dy / d4
+        for known in [false, true] {
+            let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
+            if known { locator.assumeDeviceOffset(DeviceOffset(decibels: 0, sigma: 0)) }
+            for p in [Position(x: 3, y: 4), Position(x: 17.5, y: 2), Position(x: 9, y: 12.25)] {
+                if !known { locator.forgetDevice() }
+                let l = try #require(locator.locate(exactScan(at: p)).location)
+                #expect(l.position.distance(to: p) < 1e-6)
+                #expect(l.beaconsUsed.count == 5)
+                #expect(abs(try #require(l.deviceOffset).decibels) < 1e-6)
+                // At the exact solution the covariance is the inverse Fisher information: the radius is √CRLB,
+                // with the offset a nuisance parameter (Schur complement) unless it is known.
+                let b = 10 * model.exponent / log(10) / model.shadowingSigma, s2 = 1 / (model.shadowingSigma * model.shadowingSigma)
+                var f11 = 0.0, f12 = 0.0, f22 = 0.0, f1d = 0.0, f2d = 0.0, fdd = 0.0
+                for c in placements.map(\.position) {
+                    let dx = p.x - c.x, dy = p.y - c.y, d2 = dx * dx + dy * dy
+                    // ∂RSSI/∂x = −10n/ln10 · dx/d², ∂RSSI/∂δ = 1, each over σ.
+                    let gx = -b * dx / d2, gy = -b * dy / d2, gd = s2.squareRoot()
+                    f11 += gx * gx; f12 += gx * gy; f22 += gy * gy; f1d += gx * gd; f2d += gy * gd; fdd += gd * gd
+                }
+                if !known { f11 -= f1d * f1d / fdd; f12 -= f1d * f2d / fdd; f22 -= f2d * f2d / fdd }
+                let crlb = ((f11 + f22) / (f11 * f22 - f12 * f12)).squareRoot()
+                #expect(abs(try #require(l.uncertainty) - crlb) < 1e-4 * crlb, "known offset: \(known)")
             }
-            let crlb = ((f11 + f22) / (f11 * f22 - f12 * f12)).squareRoot()
-            #expect(abs(try #require(l.uncertainty) - crlb) < 1e-6 * crlb)
         }
     }
 

@@ -112,6 +112,20 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(board.overall.map(\.estimator) == [.leastSquares, .trilateration, .bearing])
         #expect(board.overall.last?.eligible == false)
         #expect(abs(board.overall[0].meanP75 - 0.75) < 1e-12)
+
+        // A real protocol "r" where least-squares is 1.6 × the best baseline (centroid): it collapses and
+        // cannot win, though its mean P75 is the lowest.
+        var withReal = all
+        withReal += results(.leastSquares, scenario: "r", errors: Array(repeating: Optional(1.6), count: 10))
+        withReal += results(.trilateration, scenario: "r", errors: Array(repeating: Optional(1.4), count: 10))
+        for label in ["a", "b", "r"] { withReal += results(.centroid, scenario: label, errors: Array(repeating: Optional(label == "r" ? 1.0 : 3.0), count: 10)) }
+        withReal += results(.bearing, scenario: "r", errors: sparse)
+        let real = Leaderboard(results: withReal, scenarios: ["a", "b", "r"], seeds: [1], realProtocols: ["r"])
+        #expect(real.winner == .trilateration)
+        #expect(real.overall.first { $0.estimator == .leastSquares }?.collapsedOn == ["r"])
+        #expect(real.overall.first { $0.estimator == .trilateration }?.collapsedOn == [])
+        // Without the label marked real, the same results let least-squares win.
+        #expect(Leaderboard(results: withReal, scenarios: ["a", "b", "r"], seeds: [1]).winner == .leastSquares)
     }
 }
 
@@ -174,10 +188,11 @@ struct RealProtocolTests {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("real-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let protocols = try! RealProtocols.bundled(datasets: realDatasets, scratch: scratch)
+        let protocols = try! RealProtocols.bundled(datasets: realDatasets, scratch: scratch, includeMatched: true)
         var out: [String: [EpochResult]] = [:]
-        for p in protocols where p.name.hasPrefix("uji-tx") {
-            out[p.name] = try! p.run(estimators: [.powerCentroid, .offsetFree, .floorplanFusion])
+        for p in protocols {
+            out[p.name] = try! p.run(estimators: p.name.hasPrefix("uji-tx") ? [.powerCentroid, .offsetFree, .floorplanFusion, .shipped] + Leaderboard.baselines
+                                                                        : [.shipped] + Leaderboard.baselines)
         }
         return out
     }()
@@ -190,6 +205,20 @@ struct RealProtocolTests {
     @Test func powerCentroidMatchesTheReference() {
         #expect(abs(Self.mean("uji-tx-12", .powerCentroid) - 2.51) < 0.02)
         #expect(abs(Self.mean("uji-tx-20", .powerCentroid) - 2.33) < 0.02)
+    }
+
+    /// The target: the shipped estimator at −12/−20 dBm with the −4 dBm model is within 10% of its error
+    /// with the matching calibration, and does not collapse (≤ 1.5 × the best baseline) on any protocol.
+    @Test func theShippedEstimatorHoldsOnRealData() {
+        for name in ["uji-tx-12", "uji-tx-20"] {
+            let cross = Self.mean(name, .shipped), matched = Self.mean(name + "-matched", .shipped)
+            #expect(cross <= 1.10 * matched, "\(name): \(cross) m cross-calibrated vs \(matched) m matched")
+        }
+        for name in Self.results.keys where !name.hasSuffix("-matched") {
+            let best = Leaderboard.baselines.map { Self.mean(name, $0) }.min()!
+            #expect(Self.mean(name, .shipped) <= Leaderboard.collapseFactor * best, "\(name)")
+        }
+        #expect(Self.results.count == 7)
     }
 
     @Test func theOffsetFreeFitSurvivesTheUnknownOffsetAndTheFixedModelDoesNot() {

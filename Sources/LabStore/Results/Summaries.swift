@@ -72,9 +72,23 @@ public struct Leaderboard: Sendable, Codable {
         public var minAvailability: Double
         public var meanRMSE: Double
         public var eligible: Bool
-        public init(estimator: EstimatorKind, meanP75: Double, minAvailability: Double, meanRMSE: Double, eligible: Bool) {
+        /// Real protocols on which it collapsed (mean error beyond the collapse threshold × the best baseline's).
+        public var collapsedOn: [String]
+        public init(estimator: EstimatorKind, meanP75: Double, minAvailability: Double, meanRMSE: Double, eligible: Bool,
+                    collapsedOn: [String] = []) {
             self.estimator = estimator; self.meanP75 = meanP75; self.minAvailability = minAvailability
-            self.meanRMSE = meanRMSE; self.eligible = eligible
+            self.meanRMSE = meanRMSE; self.eligible = eligible; self.collapsedOn = collapsedOn
+        }
+
+        enum CodingKeys: String, CodingKey { case estimator, meanP75, minAvailability, meanRMSE, eligible, collapsedOn }
+
+        /// Results written before the collapse test have no `collapsedOn`: read as none.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(estimator: try c.decode(EstimatorKind.self, forKey: .estimator), meanP75: try c.decode(Double.self, forKey: .meanP75),
+                      minAvailability: try c.decode(Double.self, forKey: .minAvailability), meanRMSE: try c.decode(Double.self, forKey: .meanRMSE),
+                      eligible: try c.decode(Bool.self, forKey: .eligible),
+                      collapsedOn: try c.decodeIfPresent([String].self, forKey: .collapsedOn) ?? [])
         }
     }
 
