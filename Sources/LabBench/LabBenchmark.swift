@@ -91,8 +91,8 @@ enum BenchEstimators {
         let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5, .offsetFree: 1e5]
         var out: [BenchFigure] = []
         for kind in EstimatorKind.allCases {
-            // Estimators built around headings (and not walls) are timed where there are friezes to look at.
-            let bearingBased = kind.inputs.uses.contains(.headings) && !kind.inputs.uses.contains(.walls)
+            // Estimators that need headings (RSSI alone never fixes) are timed where there are friezes to look at.
+            let bearingBased = kind.inputs.minimumBeacons == 0 && kind.inputs.uses.contains(.headings)
             let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
             let est = kind.make(venue: venue)
             var i = 0, fixes = 0

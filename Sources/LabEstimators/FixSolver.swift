@@ -273,6 +273,11 @@ final class FixSolver {
 
     fileprivate func residuals(x: Double, y: Double, delta: Double, into f: UnsafeMutablePointer<gsl_vector>) {
         let tenN = 10 * exponent
+        // The hot loop reads the term buffers through local copies (one exclusivity check each, not one per
+        // element) and writes GSL's vector directly.
+        let bx = self.bx, by = self.by, bdz = self.bdz, bp0 = self.bp0, brssi = self.brssi, bweight = self.bweight,
+            brobust = self.brobust, brange = self.brange, walls = self.walls, domain = self.domain
+        let out = f.pointee.data!, stride = f.pointee.stride
         for i in 0..<rssiCount {
             let dx = x - bx[i], dy = y - by[i]
             let d = max((dx * dx + dy * dy + bdz[i] * bdz[i]).squareRoot(), 1e-6)
@@ -284,7 +289,7 @@ final class FixSolver {
                 r = (brssi[i] - heardMean(bp0[i] + delta - tenN * log10(d) - wallLoss).m) * bweight[i] * brobust[i]
             case .range: r = (d - brange[i]) * bweight[i]
             }
-            gsl_vector_set(f, i, r)
+            out[i * stride] = r
         }
         var row = rssiCount
         for c in 0..<censoredCount {
@@ -305,24 +310,28 @@ final class FixSolver {
     fileprivate func jacobian(x: Double, y: Double, delta: Double, into J: UnsafeMutablePointer<gsl_matrix>) {
         let c = 10 * exponent / log(10)
         let third = estimatesOffset
+        let bx = self.bx, by = self.by, bdz = self.bdz, bp0 = self.bp0, bweight = self.bweight, brobust = self.brobust,
+            walls = self.walls, domain = self.domain, truncated = truncatedMeans
+        let out = J.pointee.data!, tda = J.pointee.tda
         for i in 0..<rssiCount {
             let dx = x - bx[i], dy = y - by[i]
             let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+            let row = out + i * tda
             switch domain {
             case .rssi:
                 // ∂/∂x of (rssi − P0 − δ + 10 n log10 d) = 10n/ln10 · dx/d²; ∂/∂δ = −1 (times dm/dμ when truncated)
                 var w = bweight[i] * brobust[i]
-                if truncatedMeans {
+                if truncated {
                     let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
                     w *= heardMean(bp0[i] + delta - 5 * exponent * log10(d2) - wallLoss).slope
                 }
-                gsl_matrix_set(J, i, 0, c * dx / d2 * w)
-                gsl_matrix_set(J, i, 1, c * dy / d2 * w)
-                if third { gsl_matrix_set(J, i, 2, -w) }
+                row[0] = c * dx / d2 * w
+                row[1] = c * dy / d2 * w
+                if third { row[2] = -w }
             case .range:
                 let d = d2.squareRoot()
-                gsl_matrix_set(J, i, 0, dx / d * bweight[i])
-                gsl_matrix_set(J, i, 1, dy / d * bweight[i])
+                row[0] = dx / d * bweight[i]
+                row[1] = dy / d * bweight[i]
             }
         }
         var row = rssiCount

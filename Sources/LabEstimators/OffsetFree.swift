@@ -111,7 +111,7 @@ final class OffsetFreeFit {
             if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
             // The fix: this scan's data with what the earlier scans learned as the prior.
             solver.offsetPrior = (before.mean, (before.variance + drift).squareRoot())
-            if let informed = bestFit(starts: [best.position] + starts, offset: before.mean, beacons: obs) { best = informed }
+            if let informed = bestFit(starts: [best.position], offset: before.mean, beacons: obs) { best = informed }
         } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
             learn(from: best.offset, variance: v)
         }
@@ -129,7 +129,7 @@ final class OffsetFreeFit {
             guard case .success(var sol) = solver.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { continue }
             if options.robust { sol = reweighted(sol) }
             if best == nil || sol.cost < best!.cost { best = sol }
-            if !options.walls { break }
+            if !options.walls || venue.walls.isEmpty { break }   // the other starts are for wall-crossing ambiguity
         }
         return best
     }

@@ -74,11 +74,14 @@ struct Compare: ParsableCommand {
         var results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
         var labels = tournament.labels
         var protocols: [RealProtocol] = []
+        var references: [(name: String, results: [EpochResult])] = []
         if let real {
             let scratch = NSTemporaryDirectory() + "indoorlab-real-\(ProcessInfo.processInfo.processIdentifier)"
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            protocols = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch) }
+            let all = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch, includeMatched: true) }
+            protocols = all.filter { !$0.matched }
+            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators) })) }
             guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
             if !estimators.contains(where: Leaderboard.baselines.contains) {
                 FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
@@ -99,6 +102,7 @@ struct Compare: ParsableCommand {
                 FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
             }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
+            if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
         }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
@@ -159,6 +163,26 @@ enum LeaderboardTable {
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
         out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
         return out
+    }
+
+    /// Mean error under the cross-calibrated protocol against the same scans with the matching calibration
+    /// (the reference; not part of the winner rule).
+    static func matchedReference(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> String {
+        var rows = [["estimator"] + references.flatMap { r in
+            let cross = String(r.name.dropLast("-matched".count))
+            return ["\(cross) mean", "matched", "ratio"]
+        }]
+        for e in b.overall.map(\.estimator) {
+            var row = [e.rawValue]
+            for r in references {
+                let cross = String(r.name.dropLast("-matched".count))
+                let matched = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
+                let crossMean = b.score(cross, e)?.stats.mean ?? .nan
+                row += [Format.fixed(crossMean, 2), Format.fixed(matched, 2), matched > 0 ? Format.fixed(crossMean / matched, 2) : "—"]
+            }
+            rows.append(row)
+        }
+        return "\nreal data, cross-calibrated against the matching calibration (model fitted on the scored scans themselves; reference, not in the rule)\n" + table(rows)
     }
 
     /// A plain-text table: text columns left-aligned, numbers right-aligned.
