@@ -3,6 +3,9 @@ SWIFT        ?= swift
 APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev
 SEEDS        ?= 10
 BIN          := .build/release/indoorlab
+# The real datasets, when present next to the repository, join the tournament (see README, "Real protocols").
+DATASETS     ?= ../shared/datasets
+REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tracks),--real $(DATASETS),)
 
 .PHONY: all deps build demo test bench plots clean
 
@@ -28,7 +31,8 @@ build: deps
 # The main job: validate the bundled scenarios, run the tournament, write results and plots.
 demo: build
 	$(BIN) validate Scenarios/*.yaml
-	$(BIN) compare --seeds $(SEEDS) --out out/compare --plots Plots
+	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots
+	$(BIN) plot offset-learning --out-dir Plots
 	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
 	$(BIN) replay Recordings/*.sqlite
 
