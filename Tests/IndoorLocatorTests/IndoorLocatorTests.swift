@@ -161,3 +161,26 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(text.contains("frieze in view from (50.00 m, 40.00 m)"))
     }
 }
+
+@Suite struct DeviceOffsetAPITests {
+    /// A phone reading 15 dB stronger than the calibration phone, σ 4 dB noise (seeded), at scattered spots.
+    @Test func theLocatorLearnsAPhoneItWasNotToldAbout() throws {
+        let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
+        #expect(locator.deviceOffset == nil)
+        var state: UInt64 = 12345
+        func uniform() -> Double { state = state &* 6364136223846793005 &+ 1442695040888963407; return Double(state >> 11) / Double(1 << 53) }
+        func gaussian() -> Double { (-2 * log(max(uniform(), 1e-300))).squareRoot() * cos(2 * .pi * uniform()) }
+        for k in 0..<30 {
+            let p = Position(x: 1 + 18 * uniform(), y: 1 + 13 * uniform())
+            let scan = exactScan(at: p, time: Double(k)).map { RSSISample(beacon: $0.beacon, rssi: $0.rssi + 15 + 4 * gaussian(), timestamp: $0.timestamp) }
+            _ = locator.locate(scan)
+        }
+        let learned = try #require(locator.deviceOffset)
+        #expect(abs(learned.decibels - 15) <= 2, "learned \(learned)")
+        #expect(learned.sigma < 2)
+        locator.forgetDevice()
+        #expect(locator.deviceOffset == nil)
+        locator.assumeDeviceOffset(DeviceOffset(decibels: -8, sigma: 1))
+        #expect(locator.deviceOffset == DeviceOffset(decibels: -8, sigma: 1))
+    }
+}
