@@ -170,13 +170,40 @@ public enum ResultFigures {
 
     // MARK: leaderboard
 
-    /// P75 per estimator per scenario as grouped bars, estimators in leaderboard order.
-    public static func leaderboard(_ board: Leaderboard) -> BarFigure {
+    /// Above this many result labels, the simulated scenarios are grouped by condition (mean P75).
+    public static let leaderboardMaximumCategories = 8
+    /// Above this many estimators, the figure shows the best ranked (the table in `compare` has them all).
+    public static let leaderboardMaximumEstimators = 8
+
+    /// P75 per estimator per scenario as grouped bars, estimators in leaderboard order. A run with many labels
+    /// (both conditions, real protocols) shows the mean P75 of the simulated scenarios per condition, then each
+    /// real protocol; a run with many estimators shows the best ranked.
+    /// - Parameter simulatedLabels: the labels that are simulated scenarios (the rest are real protocols).
+    public static func leaderboard(_ board: Leaderboard, simulatedLabels: Set<String>? = nil) -> BarFigure {
+        func p75(_ label: String, _ name: String) -> Double? {
+            board.scores.first { $0.scenario == label && $0.estimator.rawValue == name }.map(\.stats.p75)
+        }
+        // Categories: each label, or (many labels) one per simulated condition and one per real protocol.
+        var categories: [(name: String, labels: [String])] = board.scenarios.map { ($0, [$0]) }
+        var grouped = ""
+        if board.scenarios.count > leaderboardMaximumCategories {
+            let simulated = board.scenarios.filter { simulatedLabels?.contains($0) ?? !$0.contains("@") }
+            let field = board.scenarios.filter { $0.hasSuffix("@field") }
+            let ideal = simulated.filter { !field.contains($0) }
+            grouped = "ideal, field: mean of \(max(ideal.count, field.count)) simulated scenarios; "
+            categories = [("ideal", ideal), ("field", field)]
+                .filter { !$0.labels.isEmpty }
+                + board.scenarios.filter { !simulated.contains($0) && !field.contains($0) }.map { ($0, [$0]) }
+        }
         let ranked = board.overall.map { $0.estimator.rawValue }
-        let series = ranked.enumerated().map { i, name in
+        let shown = ranked.prefix(leaderboardMaximumEstimators)
+        let series = shown.enumerated().map { i, name in
             BarFigure.Series(label: "\(i + 1). \(name)" + (board.winner?.rawValue == name ? " (winner)" : ""),
-                             values: board.scenarios.map { sc in
-                                 board.scores.first { $0.scenario == sc && $0.estimator.rawValue == name }.map(\.stats.p75)
+                             values: categories.map { c -> Double? in
+                                 let v = c.labels.map { p75($0, name) }
+                                 // A mean over labels needs every one of them to have a finite P75.
+                                 guard v.allSatisfy({ $0?.isFinite ?? false }) else { return c.labels.count == 1 ? v[0] : nil }
+                                 return v.compactMap { $0 }.reduce(0, +) / Double(v.count)
                              },
                              color: style(forEstimator: name).color, shortLabel: name)
         }
@@ -184,8 +211,9 @@ public enum ResultFigures {
         let values = series.flatMap { $0.values.compactMap(BarFigure.value) }.sorted()
         let p90 = SortedSample(alreadySorted: values).quantile(0.9)
         let yMax = (values.last ?? 1) > 1.6 * p90 ? Axis.niceCeil(1.5 * p90) : nil
-        return BarFigure(title: "Leaderboard — P75 horizontal error per scenario (\(SeedText.describe(board.seeds)); lower is better)",
-                         yLabel: "P75 error (m)", categories: board.scenarios, series: series, yMax: yMax,
+        let top = shown.count < ranked.count ? "the \(shown.count) best of \(ranked.count), " : ""
+        return BarFigure(title: "Leaderboard — P75 horizontal error (\(grouped)\(top)\(SeedText.describe(board.seeds)); lower is better)",
+                         yLabel: "P75 error (m)", categories: categories.map(\.name), series: series, yMax: yMax,
                          missingLabel: "no fixes")
     }
 

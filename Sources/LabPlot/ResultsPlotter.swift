@@ -70,7 +70,7 @@ public struct ResultsPlotter {
 
     /// Builds one figure. `scenario` is required for the per-scenario kinds.
     public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
-        if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard) }
+        if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))) }
         guard let scenario else {
             throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))")
         }
@@ -90,7 +90,7 @@ public struct ResultsPlotter {
         case .crlb:
             return ResultFigures.crlb(scenario: try loadScenario(e), map: try ResultsDirectory.readBoundMap(directory: directory, scenario: scenario))
         case .leaderboard:
-            return ResultFigures.leaderboard(manifest.leaderboard)
+            return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name)))
         case .calibration, .beaconCount:
             throw InputError(file: directory, "the \(kind.rawValue) figure is not drawn from tournament results yet")
         }
@@ -109,7 +109,7 @@ public struct ResultsPlotter {
     /// The standard set: cdf, map, heatmap and crlb for every scenario of the run, and the leaderboard.
     /// Every input is read and every figure built before the first file is written.
     public func drawStandardSet(outputDirectory: String, formats: [PlotFormat] = [.png, .svg]) throws -> [String] {
-        var jobs: [(any Figure, String)] = [(ResultFigures.leaderboard(manifest.leaderboard),
+        var jobs: [(any Figure, String)] = [(ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))),
                                              FigureKind.leaderboard.basePath(directory: outputDirectory, scenario: nil))]
         let winner = manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue
         for e in manifest.scenarios {

@@ -10,29 +10,31 @@ import LabSimulation
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, leaderboard, or all.",
+        abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, leaderboard, all; or offset-learning.",
         discussion: """
         Reads what 'compare --out DIR' wrote (run.json, <scenario>-epochs.csv,
         <scenario>-crlb-map.json) and recomputes nothing; only 'crlb --scenario S'
-        without --results computes the bound map from the scenario. Writes <out-dir>/<scenario>-<kind>.png and .svg
-        (the leaderboard: <out-dir>/leaderboard.png and .svg).
+        without --results computes the bound map from the scenario. Writes
+        <out-dir>/<scenario>-<kind>.png and .svg (leaderboard: <out-dir>/leaderboard.*).
           cdf          error CDF of each estimator, P75 marked
           map          floorplan, one walk's true path and fixes (one seed)
           heatmap      one estimator's mean error per test point, all seeds
-          crlb         √CRLB over the floorplan, from the saved <scenario>-crlb-map.json
-                       (with --scenario and no --results: computed from the scenario file)
+          crlb         √CRLB over the floorplan, from <scenario>-crlb-map.json
+                       (--scenario without --results: from the scenario file)
           leaderboard  P75 per estimator per scenario
           all          cdf, map, heatmap, crlb per scenario, and the leaderboard
-          offset-learning  simulates (no --results): the shipped estimator learning an unknown
-                       phone offset (--offset, default 15 dB) scan by scan along a walk of --scenario
-                       (default museum-gallery), one walk per seed (--runs, --seed), the offset alone
-                       or with --all-impairments; writes
-                       <out-dir>/<scenario>-offset-learning.png and .svg (--json: the curves)
+          offset-learning
+                       simulates, takes no --results: the shipped estimator
+                       learning an unknown phone offset scan by scan along a
+                       walk of --scenario (default museum-gallery), one walk
+                       per seed; --offset (default 15 dB; negative: --offset=-15),
+                       --runs, --scans, --all-impairments, --json
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
-        Example: indoorlab plot map --results out/compare --scenario museum-gallery
+        Examples: indoorlab plot map --results out/compare --scenario museum-gallery
+                  indoorlab plot offset-learning --offset=-15 --scenario smart-home
         """)
 
-    @Argument(help: "cdf, map, heatmap, crlb, leaderboard or all.")
+    @Argument(help: "cdf, map, heatmap, crlb, leaderboard, all or offset-learning.")
     var kind: String
 
     @Option(help: "Results directory written by 'indoorlab compare --out'.")
