@@ -106,8 +106,11 @@ public final class IndoorLocator: @unchecked Sendable {
     /// The phone's offset learned so far (nil before the first fix, or after ``forgetDevice()``).
     public var deviceOffset: DeviceOffset? {
         lock.lock(); defer { lock.unlock() }
-        return estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) }
+        return learnedOffset
     }
+
+    /// What the estimator has learned, as the public type (call with the lock held).
+    private var learnedOffset: DeviceOffset? { estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) } }
 
     /// Starts from a known offset of this phone (e.g. measured once against a beacon at 1 m): the fits use it
     /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB.
@@ -219,7 +222,7 @@ public final class IndoorLocator: @unchecked Sendable {
             return .located(Location(position: Position(x: f.position.x, y: f.position.y), uncertainty: f.uncertainty,
                                      beaconsUsed: beaconsUsed(f.beaconsUsed),
                                      friezeInView: f.frieze.map { venue.landmarks[$0].name },
-                                     deviceOffset: estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) }))
+                                     deviceOffset: learnedOffset))
         }
     }
 

@@ -76,12 +76,3 @@ public struct OffsetLearningCurve: Sendable, Codable {
         runs.map { scans <= $0.learned.count ? abs($0.learned[scans - 1] - offset) : .infinity }.max() ?? .infinity
     }
 }
-
-/// Generic per-job result storage written from concurrent workers.
-final class ResultSlots<Value>: @unchecked Sendable {
-    private var slots: [[Value]]
-    private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: [], count: count) }
-    func set(_ i: Int, _ value: [Value]) { lock.lock(); slots[i] = value; lock.unlock() }
-    var all: [[Value]] { lock.lock(); defer { lock.unlock() }; return slots }
-}
