@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "IndoorLab",
-    platforms: [.macOS(.v13)],
+    // The IndoorLocator product is pure Swift over Foundation: these are the Apple platforms an app can ship it on.
+    platforms: [.macOS(.v13), .iOS(.v16), .watchOS(.v9), .tvOS(.v16), .visionOS(.v1)],
     products: [
         .library(name: "IndoorLocator", targets: ["IndoorLocator"]),
         .library(name: "IndoorLocatorScenarios", targets: ["IndoorLocatorScenarios"]),
@@ -28,8 +29,12 @@ let package = Package(
         .target(name: "LabScenarioIO", dependencies: ["LabCore", .product(name: "Yams", package: "Yams")]),
         // Radio and compass models, walks, seeded noise: scenario -> epochs.
         .target(name: "LabSimulation", dependencies: ["LabCore", "CGSL"]),
-        // The estimator protocol, the registry, one file per estimator: epoch -> fix.
-        .target(name: "LabEstimators", dependencies: ["LabCore", "CGSL"]),
+        // The fitting maths the lab and the shipped library share, in pure Swift: the fix problem (residuals and
+        // Jacobian), the least-squares solver protocol and its Levenberg–Marquardt, closed forms, the estimate
+        // types, and the offset-learning fit that wins the tournament.
+        .target(name: "LocatorEngine", dependencies: ["LabCore"]),
+        // The estimator protocol, the registry, one file per estimator, and GSL's solver: epoch -> fix.
+        .target(name: "LabEstimators", dependencies: ["LabCore", "LocatorEngine", "CGSL"]),
         // Every file format: recordings in SQLite (GRDB), importers, the CSV scanner, results files.
         .target(name: "LabStore", dependencies: ["LabCore", "LabSimulation", "LabEstimators", .product(name: "GRDB", package: "GRDB.swift")]),
         // Judging: metrics, the Cramér–Rao bound, the tournament, leaderboard, replay, baselines, calibration.
@@ -39,7 +44,7 @@ let package = Package(
         // Beacon-count planner and layout tuner.
         .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
         // The shipped library: the tournament's winner behind a small public API.
-        .target(name: "IndoorLocator", dependencies: ["LabCore", "LabEstimators"]),
+        .target(name: "IndoorLocator", dependencies: ["LabCore", "LocatorEngine"]),
         // Loading an IndoorLocator from a scenario file (a separate product: it brings Yams).
         .target(name: "IndoorLocatorScenarios", dependencies: ["IndoorLocator", "LabCore", "LabScenarioIO"]),
         // The benchmark: throughput of every stage, the library included (`indoorlab bench`).

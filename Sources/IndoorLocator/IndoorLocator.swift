@@ -1,15 +1,18 @@
 import Foundation
 internal import LabCore
-internal import LabEstimators
+internal import LocatorEngine
 
-/// Turns what a phone hears from iBeacons (and, optionally, compass headings toward friezes) into a
-/// position with an uncertainty radius.
+/// Turns what a phone measures — RSSI from beacons (iBeacon, Eddystone-UID or any identifier), distances
+/// ranged by UWB, Bluetooth Channel Sounding or Wi-Fi RTT, and compass headings toward friezes — into a
+/// position with a 95% uncertainty ellipse, the room and the frieze in view.
 ///
-/// It wraps the estimator that won IndoorLab's tournament (see ``estimatorName``): RSSI-domain maximum
-/// likelihood of the position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the
-/// one the beacons were calibrated with), with a Huber loss against multipath outliers, a path-loss model that
-/// includes the loss of every wall between beacon and phone, and bearing residuals when headings are given.
-/// The offset is learned over the scans: each fix starts from what the previous ones said about it
+/// It runs the estimator that won IndoorLab's tournament (see ``estimatorName``): maximum likelihood of the
+/// position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the one the beacons
+/// were calibrated with), with a path-loss model that includes the loss of every wall between beacon and phone,
+/// ranges and bearings joining the same likelihood. It is pure Swift (Levenberg–Marquardt on two or three
+/// unknowns); the lab checks it against GSL on every epoch of its tournament.
+///
+/// The offset is learned over the scans: each fix uses what the previous ones said about it
 /// (``deviceOffset``), so after a few dozen scans the fit is nearly as good as with a calibrated phone. When
 /// the app knows the phone's offset, give it with ``assumeDeviceOffset(_:)``; when another phone takes over,
 /// call ``forgetDevice()``. Give it the venue's walls: without them the fit is free-space, which is several
@@ -18,8 +21,8 @@ internal import LabEstimators
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
 public final class IndoorLocator: @unchecked Sendable {
-    /// The name of the tournament estimator this library ships (``EstimatorRegistry/shipped`` in the lab).
-    public static let estimatorName = EstimatorKind.shipped.rawValue
+    /// The name of the tournament estimator this library ships (`EstimatorRegistry.shipped` in the lab).
+    public static let estimatorName = "offset-learning"
 
     /// The beacons, in the order given.
     public let beacons: [BeaconPlacement]
@@ -29,33 +32,40 @@ public final class IndoorLocator: @unchecked Sendable {
     public let friezes: [Frieze]
     /// The walls whose losses the model includes.
     public let walls: [WallSegment]
+    /// The rooms fixes are named after.
+    public let rooms: [Room]
 
     private let venue: Venue
-    private let estimator: OffsetLearningEstimator
+    private let engine: OffsetFreeFit
     private let index: [BeaconIdentity: Int]
-    /// The identities packed into integers: comparing them is much cheaper than hashing a UUID.
-    private let packed: [PackedIdentity]
+    /// iBeacon identities packed into integers: comparing them is much cheaper than hashing a UUID.
+    private let packed: [PackedIBeacon?]
     private let lock = NSLock()
     // Per-beacon accumulators reused by every fix (the lock guards them).
     private var sums: [Double]
     private var counts: [Int]
+    private var rangeInformation: [Double]
+    private var rangeWeightedSums: [Double]
     private var observed: [BeaconObservation] = []
-    private var streamSamples: [RSSISample] = []
-    private var streamHeadings: [CompassHeading] = []
+    private var ranged: [MeasuredRange] = []
+    private var stream: [LocatorInput] = []
     private var newest = -Double.infinity
 
     /// Creates a locator from beacon placements and a radio model.
     /// - Parameters:
-    ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
-    ///     beacons' bounding box grown by 10 m on each side.
     ///   - walls: the venue's walls with their losses; the estimator models the loss of each wall a line of
     ///     sight crosses.
-    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats, or a value is not finite.
+    ///   - rooms: the venue's rooms; a fix names the room it falls in.
+    ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
+    ///     beacons' bounding box grown by 10 m on each side.
+    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, or a
+    ///   value is not finite.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
-                walls: [WallSegment] = [], area: (width: Double, depth: Double)? = nil) throws {
+                walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil) throws {
         guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
         var index: [BeaconIdentity: Int] = [:]
         for (i, b) in beacons.enumerated() {
+            if case .name(let s) = b.identity.kind, s.isEmpty { throw LocatorError("beacons[\(i)]: the identity is an empty string") }
             guard index[b.identity] == nil else { throw LocatorError("beacons[\(i)]: identity \(b.identity) is listed twice") }
             guard b.position.x.isFinite, b.position.y.isFinite else { throw LocatorError("beacons[\(i)].position is not finite") }
             guard b.height.map({ $0.isFinite && $0 >= 0 }) ?? true else { throw LocatorError("beacons[\(i)].height must be finite and ≥ 0") }
@@ -64,8 +74,10 @@ public final class IndoorLocator: @unchecked Sendable {
         }
         guard pathLoss.exponent > 0, pathLoss.exponent.isFinite, pathLoss.shadowingSigma >= 0, pathLoss.shadowingSigma.isFinite,
               pathLoss.scanWindow > 0, pathLoss.scanWindow.isFinite, pathLoss.measuredPower.isFinite,
-              pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0, pathLoss.sensitivity?.isFinite ?? true else {
-            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, all finite (sensitivity too, when given)")
+              pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0, pathLoss.sensitivity?.isFinite ?? true,
+              pathLoss.correlationDistance.map({ $0 > 0 && $0.isFinite }) ?? true else {
+            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, "
+                               + "correlationDistance > 0, all finite (sensitivity too, when given)")
         }
         for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
             throw LocatorError("friezes[\(i)] ('\(f.name)'): position is not finite")
@@ -73,9 +85,14 @@ public final class IndoorLocator: @unchecked Sendable {
         for (i, w) in walls.enumerated() where !(w.loss >= 0 && w.loss.isFinite && w.from.x.isFinite && w.from.y.isFinite && w.to.x.isFinite && w.to.y.isFinite) {
             throw LocatorError("walls[\(i)]: loss must be ≥ 0 dB and the ends finite")
         }
+        for (i, r) in rooms.enumerated() {
+            guard r.outline.count >= 3, r.outline.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else {
+                throw LocatorError("rooms[\(i)] ('\(r.name)'): the outline needs at least 3 finite corners")
+            }
+        }
         let bounds: Rect
         if let area {
-            guard area.width > 0, area.depth > 0 else { throw LocatorError("area: width and depth must be positive") }
+            guard area.width > 0, area.depth > 0, area.width.isFinite, area.depth.isFinite else { throw LocatorError("area: width and depth must be positive and finite") }
             bounds = Rect(minX: 0, minY: 0, maxX: area.width, maxY: area.depth)
         } else {
             let xs = beacons.map(\.position.x), ys = beacons.map(\.position.y)
@@ -85,85 +102,142 @@ public final class IndoorLocator: @unchecked Sendable {
         self.pathLoss = pathLoss
         self.friezes = friezes
         self.walls = walls
+        self.rooms = rooms
         self.index = index
-        packed = beacons.map { PackedIdentity($0.identity) }
+        packed = beacons.map { PackedIBeacon($0.identity) }
         sums = [Double](repeating: 0, count: beacons.count)
         counts = [Int](repeating: 0, count: beacons.count)
+        rangeInformation = sums
+        rangeWeightedSums = sums
         observed.reserveCapacity(beacons.count)
+        ranged.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
-                               sensitivity: pathLoss.sensitivity ?? -.infinity,
-                               scanWindow: pathLoss.scanWindow, receiverHeight: pathLoss.receiverHeight)
+                               sensitivity: pathLoss.sensitivity ?? -.infinity, scanWindow: pathLoss.scanWindow,
+                               correlationDistance: pathLoss.correlationDistance, receiverHeight: pathLoss.receiverHeight)
         venue = Venue(name: "locator", bounds: bounds, radio: radio,
                       beaconIDs: beacons.map(\.identity.description),
                       beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },
                       beaconP0: beacons.map { $0.measuredPower ?? pathLoss.measuredPower },
                       beaconHeightOffset: beacons.map { ($0.height ?? pathLoss.receiverHeight) - pathLoss.receiverHeight },
                       landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) },
+                      rooms: rooms.map { LabCore.Room(name: $0.name, polygon: Polygon($0.outline.map { Point($0.x, $0.y) })) },
                       walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
-        estimator = OffsetLearningEstimator(venue: venue)
+        engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt())
     }
 
-    /// The phone's offset learned so far (nil before the first fix, or after ``forgetDevice()``).
+    // MARK: - The phone
+
+    /// The phone's offset learned so far (nil before the first fix from RSSI, or after ``forgetDevice()``).
     public var deviceOffset: DeviceOffset? {
         lock.lock(); defer { lock.unlock() }
         return learnedOffset
     }
 
-    /// What the estimator has learned, as the public type (call with the lock held).
-    private var learnedOffset: DeviceOffset? { estimator.learnedOffset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) } }
+    /// What the engine has learned, as the public type (call with the lock held).
+    private var learnedOffset: DeviceOffset? { engine.learned.map { DeviceOffset(decibels: $0.mean, sigma: $0.variance.squareRoot()) } }
 
     /// Starts from a known offset of this phone (e.g. measured once against a beacon at 1 m): the fits use it
     /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB.
     public func assumeDeviceOffset(_ offset: DeviceOffset) {
         lock.lock(); defer { lock.unlock() }
-        estimator.startDevice(knownOffset: offset.decibels, sigma: max(offset.sigma, 1e-3))
+        engine.startDevice(offset: (offset.decibels, max(offset.sigma, 1e-3)))
     }
 
     /// Another phone takes over (or the app wants to start afresh): forget the learned offset.
     public func forgetDevice() {
         lock.lock(); defer { lock.unlock() }
-        estimator.startDevice()
+        engine.startDevice()
     }
 
-    /// Locates from one scan: the samples are averaged per beacon (in dBm). Samples from beacons the
-    /// locator does not know are ignored, as a phone hears other venues' beacons too.
-    /// - Parameter headings: compass headings toward friezes taken during the scan, if any.
+    // MARK: - One scan
+
+    /// Locates from one scan: RSSI samples averaged per beacon (in dBm), ranges combined per beacon (weighted by
+    /// 1/σ²), headings toward friezes. Samples from beacons the locator does not know, RSSI 0 (unknown),
+    /// positive or not finite, and invalid ranges are ignored and counted (``Location/ignored``).
+    public func locate(rssi samples: [RSSISample], ranges: [RangeSample] = [], headings: [CompassHeading] = []) -> LocationOutcome {
+        lock.lock(); defer { lock.unlock() }
+        return locateLocked(samples, ranges: ranges, headings: headings, at: nil)
+    }
+
+    /// Locates from one scan of RSSI samples (and headings): ``locate(rssi:ranges:headings:)`` without ranges.
     public func locate(_ samples: [RSSISample], headings: [CompassHeading] = []) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        return locateLocked(samples, headings: headings)
+        return locateLocked(samples, ranges: [], headings: headings, at: nil)
     }
 
-    /// Adds one sample to the stream. Samples older than one scan window before the newest are dropped.
-    public func add(_ sample: RSSISample) {
+    // MARK: - A stream
+
+    /// Adds a measurement to the stream. Measurements older than one scan window before the newest are dropped.
+    public func add(_ input: LocatorInput) {
         lock.lock(); defer { lock.unlock() }
-        streamSamples.append(sample)
-        newest = max(newest, sample.timestamp)
-        prune(before: newest - pathLoss.scanWindow)
+        stream.append(input)
+        let t = input.timestamp.timeIntervalSinceReferenceDate
+        newest = max(newest, t)
+        let cutoff = newest - pathLoss.scanWindow
+        // Amortised: only when something is old enough to go (measurements arrive roughly in time order).
+        if stream.first.map({ $0.timestamp.timeIntervalSinceReferenceDate < cutoff }) ?? false || stream.count > 4096 {
+            stream.removeAll { $0.timestamp.timeIntervalSinceReferenceDate < cutoff }
+        }
     }
 
-    /// Adds one heading to the stream. Headings older than one scan window before the newest are dropped.
-    public func add(_ heading: CompassHeading) {
-        lock.lock(); defer { lock.unlock() }
-        streamHeadings.append(heading)
-        newest = max(newest, heading.timestamp)
-        prune(before: newest - pathLoss.scanWindow)
-    }
+    /// Adds one RSSI sample to the stream.
+    public func add(_ sample: RSSISample) { add(.rssi(sample)) }
+    /// Adds one range to the stream.
+    public func add(_ range: RangeSample) { add(.range(range)) }
+    /// Adds one heading to the stream.
+    public func add(_ heading: CompassHeading) { add(.heading(heading)) }
 
-    /// The position from the stream's samples of the last scan window ending at `time`.
-    public func currentLocation(at time: Double) -> LocationOutcome {
+    /// The position from the stream's measurements of the scan window ending at `time`.
+    public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        let from = time - pathLoss.scanWindow
-        let samples = streamSamples.filter { $0.timestamp > from && $0.timestamp <= time }
-        let headings = streamHeadings.filter { $0.timestamp > from && $0.timestamp <= time }
-        return locateLocked(samples, headings: headings)
+        let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
+        let window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
+        return locate(window, at: time)
     }
 
     /// Forgets the stream.
     public func reset() {
         lock.lock(); defer { lock.unlock() }
-        streamSamples.removeAll(keepingCapacity: true)
-        streamHeadings.removeAll(keepingCapacity: true)
+        stream.removeAll(keepingCapacity: true)
         newest = -.infinity
+    }
+
+    /// Turns a sequence of measurements into a stream of outcomes, one per scan window (``PathLossModel/scanWindow``
+    /// seconds of measurement time, windows starting at the first measurement; empty windows give nothing).
+    /// The last, partial window gives an outcome when the input ends. Cancelling the consuming task (or
+    /// dropping the stream) stops reading the input. The input's errors end the stream.
+    public func locations<Inputs: AsyncSequence & Sendable>(from inputs: Inputs) -> AsyncStream<LocationOutcome>
+    where Inputs.Element == LocatorInput {
+        AsyncStream { continuation in
+            let task = Task {
+                var window: [LocatorInput] = []
+                var start: Double?
+                let length = self.pathLoss.scanWindow
+                do {
+                    for try await input in inputs {
+                        if Task.isCancelled { break }
+                        let t = input.timestamp.timeIntervalSinceReferenceDate
+                        if let s = start, t >= s + length {
+                            if !window.isEmpty { continuation.yield(self.locateWindow(window)) }
+                            window.removeAll(keepingCapacity: true)
+                            // The next window starts where this one ended, or at this measurement after a gap.
+                            start = t < s + 2 * length ? s + length : t
+                        }
+                        if start == nil { start = t }
+                        window.append(input)
+                    }
+                } catch {}
+                if !Task.isCancelled, !window.isEmpty { continuation.yield(self.locateWindow(window)) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// ``locations(from:)`` for a sequence of RSSI samples only.
+    public func locations<Samples: AsyncSequence & Sendable>(from samples: Samples) -> AsyncStream<LocationOutcome>
+    where Samples.Element == RSSISample {
+        locations(from: RSSIInputs(samples: samples))
     }
 
     /// Which frieze a heading taken at `position` points at: the visible frieze whose bearing agrees best.
@@ -173,82 +247,158 @@ public final class IndoorLocator: @unchecked Sendable {
 
     // MARK: - Internals
 
-    private func prune(before t: Double) {
-        // Amortised: only when something is old enough to go (samples arrive roughly in time order).
-        if streamSamples.first.map({ $0.timestamp < t }) ?? false || streamSamples.count > 4096 {
-            streamSamples.removeAll { $0.timestamp < t }
-        }
-        if streamHeadings.first.map({ $0.timestamp < t }) ?? false || streamHeadings.count > 256 {
-            streamHeadings.removeAll { $0.timestamp < t }
-        }
+    private func locateWindow(_ window: [LocatorInput]) -> LocationOutcome {
+        lock.lock(); defer { lock.unlock() }
+        return locate(window, at: nil)
     }
 
-    private func locateLocked(_ samples: [RSSISample], headings: [CompassHeading]) -> LocationOutcome {
+    /// Splits mixed measurements and locates (lock held).
+    private func locate(_ inputs: [LocatorInput], at time: Date?) -> LocationOutcome {
+        var samples: [RSSISample] = [], ranges: [RangeSample] = [], headings: [CompassHeading] = []
+        for i in inputs {
+            switch i {
+            case .rssi(let s): samples.append(s)
+            case .range(let r): ranges.append(r)
+            case .heading(let h): headings.append(h)
+            }
+        }
+        return locateLocked(samples, ranges: ranges, headings: headings, at: time)
+    }
+
+    /// The index of a beacon identity, or nil when the locator does not know it.
+    @inline(__always) private func beaconIndex(_ id: BeaconIdentity) -> Int? {
+        if packed.count <= 64, let key = PackedIBeacon(id) {
+            for (i, p) in packed.enumerated() where p == key { return i }
+            return nil
+        }
+        return index[id]
+    }
+
+    private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], at time: Date?) -> LocationOutcome {
+        var ignored = IgnoredSamples()
+        var newestUsed = -Double.infinity
         // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
         for i in sums.indices { sums[i] = 0; counts[i] = 0 }
         for s in samples {
-            let i: Int
-            if packed.count <= 64 {
-                let key = PackedIdentity(s.beacon)
-                guard let found = packed.firstIndex(of: key) else { continue }
-                i = found
-            } else {
-                guard let found = index[s.beacon] else { continue }
-                i = found
-            }
-            guard s.rssi.isFinite else { return .unavailable(reason: "invalid input: RSSI of \(s.beacon) is not a finite number") }
+            guard let i = beaconIndex(s.beacon) else { ignored.unknownBeacon += 1; continue }
+            guard s.rssi.isFinite else { ignored.notFinite += 1; continue }
+            if s.rssi == 0 { ignored.rssiUnknown += 1; continue }
+            if s.rssi > 0 { ignored.rssiPositive += 1; continue }
             sums[i] += s.rssi
             counts[i] += 1
+            newestUsed = max(newestUsed, s.timestamp.timeIntervalSinceReferenceDate)
         }
         observed.removeAll(keepingCapacity: true)
         for i in sums.indices where counts[i] > 0 {
             observed.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
         }
+        // Ranges per beacon, combined by inverse variance.
+        ranged.removeAll(keepingCapacity: true)
+        if !ranges.isEmpty {
+            for i in rangeInformation.indices { rangeInformation[i] = 0; rangeWeightedSums[i] = 0 }
+            for r in ranges {
+                guard let i = beaconIndex(r.beacon) else { ignored.unknownBeacon += 1; continue }
+                guard r.distance.isFinite, r.sigma.isFinite else { ignored.notFinite += 1; continue }
+                guard r.distance >= 0, r.sigma > 0 else { ignored.invalidRange += 1; continue }
+                let w = 1 / (r.sigma * r.sigma)
+                rangeInformation[i] += w
+                rangeWeightedSums[i] += w * r.distance
+                newestUsed = max(newestUsed, r.timestamp.timeIntervalSinceReferenceDate)
+            }
+            for i in rangeInformation.indices where rangeInformation[i] > 0 {
+                ranged.append(MeasuredRange(beacon: i, distance: rangeWeightedSums[i] / rangeInformation[i],
+                                            sigma: 1 / rangeInformation[i].squareRoot()))
+            }
+        }
         var hs: [HeadingReading] = []
         for h in headings {
+            guard h.degrees.isFinite, h.accuracy.isFinite else { ignored.notFinite += 1; continue }
             var frieze: Int?
             if let name = h.frieze {
-                guard let f = venue.landmarks.firstIndex(where: { $0.name == name }) else {
-                    return .unavailable(reason: "invalid input: no frieze named '\(name)'")
-                }
+                guard let f = venue.landmarks.firstIndex(where: { $0.name == name }) else { ignored.unknownFrieze += 1; continue }
                 frieze = f
             }
-            hs.append(HeadingReading(t: h.timestamp, heading: h.degrees, accuracy: h.accuracy, frieze: frieze, target: nil))
+            hs.append(HeadingReading(t: h.timestamp.timeIntervalSinceReferenceDate, heading: h.degrees, accuracy: h.accuracy, frieze: frieze, target: nil))
+            newestUsed = max(newestUsed, h.timestamp.timeIntervalSinceReferenceDate)
         }
-        let observation = Observation(beacons: observed, headings: hs)
-        switch estimator.locate(observation) {
-        case .noFix(let reason): return .unavailable(reason: reason.description)
+        guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty else { return .unavailable(.noMeasurements, ignored: ignored) }
+        switch engine.locate(Observation(beacons: observed, headings: hs), ranges: ranged) {
+        case .noFix(let reason): return .unavailable(LocationUnavailable(reason, heard: observed.count + ranged.count), ignored: ignored)
         case .fix(let f):
-            return .located(Location(position: Position(x: f.position.x, y: f.position.y), uncertainty: f.uncertainty,
-                                     beaconsUsed: beaconsUsed(f.beaconsUsed),
+            let p = Position(x: f.position.x, y: f.position.y)
+            return .located(Location(position: p, timestamp: time ?? Date(timeIntervalSinceReferenceDate: newestUsed),
+                                     room: venue.roomIndex(at: f.position).map { venue.rooms[$0].name },
                                      friezeInView: f.frieze.map { venue.landmarks[$0].name },
-                                     deviceOffset: learnedOffset))
+                                     uncertainty: f.covariance.flatMap(UncertaintyEllipse.init(covariance:)),
+                                     deviceOffset: observed.isEmpty ? nil : learnedOffset,
+                                     beaconsUsed: beaconsUsed(f.beaconsUsed), ignored: ignored))
         }
     }
 
     /// The identities behind a fix's beacon set; beyond 128 beacons the set keeps only a count, so then every
-    /// beacon heard in the scan is listed (the shipped estimator uses all of them).
+    /// beacon heard or ranged in the scan is listed (the shipped estimator uses all of them).
     private func beaconsUsed(_ set: BeaconSet) -> [BeaconIdentity] {
         let listed = Array(set)
         if listed.count == set.count { return listed.map { beacons[$0].identity } }
-        return observed.map { beacons[$0.beacon].identity }
+        return Array(Set(observed.map(\.beacon) + ranged.map(\.beacon))).sorted().map { beacons[$0].identity }
     }
 
     /// Internal: the fix for an already-built observation (used to check the library against the tournament).
     func locate(observation: Observation) -> EstimateOutcome {
         lock.lock(); defer { lock.unlock() }
-        return estimator.locate(observation)
+        return engine.locate(observation)
     }
 }
 
-/// An iBeacon identity as two 64-bit words (the UUID) and one (major, minor).
-struct PackedIdentity: Equatable {
+extension UncertaintyEllipse {
+    /// The 95% ellipse of a 2-D Gaussian with covariance `c`: semi-axes √(χ²₂(0.95)·λ), λ the eigenvalues.
+    init?(covariance c: Covariance2) {
+        guard c.xx.isFinite, c.yy.isFinite, c.xy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
+        let k2 = -2 * log(1 - UncertaintyEllipse.confidenceLevel)   // χ² with 2 degrees of freedom: 5.991
+        let half = (c.xx + c.yy) / 2, disc = (((c.xx - c.yy) / 2) * ((c.xx - c.yy) / 2) + c.xy * c.xy).squareRoot()
+        let large = half + disc, small = max(half - disc, 0)
+        // The long axis's direction (x, y) = (c.xy, large − c.xx), or along x when the matrix is diagonal.
+        let vx = abs(c.xy) > 1e-15 ? c.xy : (c.xx >= c.yy ? 1 : 0)
+        let vy = abs(c.xy) > 1e-15 ? large - c.xx : (c.xx >= c.yy ? 0 : 1)
+        var bearing = atan2(vx, vy) * 180 / .pi
+        bearing = bearing.truncatingRemainder(dividingBy: 180)
+        if bearing < 0 { bearing += 180 }
+        self.init(semiMajor: (k2 * large).squareRoot(), semiMinor: (k2 * small).squareRoot(), orientation: bearing)
+    }
+}
+
+extension LocationUnavailable {
+    /// The public reason for the engine's.
+    init(_ reason: NoFixReason, heard: Int) {
+        switch reason {
+        case .tooFewBeacons(let h, let n): self = .tooFewBeacons(heard: h, needed: n)
+        case .tooFewHeadings(let h, let n): self = .tooFewHeadings(have: h, needed: n)
+        case .degenerateGeometry: self = .collinearBeacons(count: heard)
+        case .invalidInput(let s), .solverFailed(let s): self = .solverFailed(s)
+        }
+    }
+}
+
+/// An iBeacon identity as two 64-bit words (the UUID) and one (major, minor); nil for other kinds.
+struct PackedIBeacon: Equatable {
     let high: UInt64, low: UInt64, majorMinor: UInt32
 
-    init(_ id: BeaconIdentity) {
-        (high, low) = withUnsafeBytes(of: id.uuid.uuid) {
+    init?(_ id: BeaconIdentity) {
+        guard case .iBeacon(let uuid, let major, let minor) = id.kind else { return nil }
+        (high, low) = withUnsafeBytes(of: uuid.uuid) {
             ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
-        majorMinor = UInt32(id.major) << 16 | UInt32(id.minor)
+        majorMinor = UInt32(major) << 16 | UInt32(minor)
     }
+}
+
+/// An RSSI-sample sequence seen as a measurement sequence.
+struct RSSIInputs<Samples: AsyncSequence & Sendable>: AsyncSequence, Sendable where Samples.Element == RSSISample {
+    typealias Element = LocatorInput
+    let samples: Samples
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Samples.AsyncIterator
+        mutating func next() async throws -> LocatorInput? { try await base.next().map { .rssi($0) } }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: samples.makeAsyncIterator()) }
 }

@@ -16,19 +16,51 @@ public struct Position: Sendable, Hashable, Codable, CustomStringConvertible {
     public var description: String { String(format: "(%.2f m, %.2f m)", x, y) }
 }
 
-/// An iBeacon's identity as advertised: proximity UUID, major and minor.
+/// Who a beacon is, as it advertises itself: an iBeacon (proximity UUID, major, minor), an Eddystone-UID
+/// (10-byte namespace, 6-byte instance), or any other string identifier (a MAC address, a device name, an
+/// AltBeacon id, a UWB accessory's id).
 public struct BeaconIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The proximity UUID shared by a venue's beacons.
-    public var uuid: UUID
-    /// Usually a zone (gallery, floor).
-    public var major: UInt16
-    /// Usually the individual beacon.
-    public var minor: UInt16
+    /// The kinds of identity.
+    public enum Kind: Sendable, Hashable, Codable {
+        /// Apple's iBeacon: the venue's proximity UUID, usually a zone (major) and the beacon (minor).
+        case iBeacon(uuid: UUID, major: UInt16, minor: UInt16)
+        /// Google's Eddystone-UID: namespace (20 hex digits) and instance (12 hex digits), lower case.
+        case eddystoneUID(namespace: String, instance: String)
+        /// Any other identifier, compared exactly.
+        case name(String)
+    }
 
-    /// Creates an identity.
-    public init(uuid: UUID, major: UInt16, minor: UInt16) { self.uuid = uuid; self.major = major; self.minor = minor }
+    /// Which kind, with its fields.
+    public let kind: Kind
 
-    public var description: String { "\(uuid.uuidString)/\(major)/\(minor)" }
+    /// An iBeacon identity.
+    public init(uuid: UUID, major: UInt16, minor: UInt16) { kind = .iBeacon(uuid: uuid, major: major, minor: minor) }
+
+    /// An Eddystone-UID identity from its hex namespace (10 bytes) and instance (6 bytes); "0x", spaces and
+    /// dashes are ignored, case does not matter.
+    /// - Throws: ``LocatorError`` when either is not hex of the right length.
+    public init(eddystoneNamespace namespace: String, instance: String) throws {
+        func hex(_ s: String, bytes: Int, field: String) throws -> String {
+            var t = s.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "-", with: "")
+            if t.hasPrefix("0x") { t.removeFirst(2) }
+            guard t.count == 2 * bytes, t.allSatisfy(\.isHexDigit) else {
+                throw LocatorError("Eddystone-UID \(field) must be \(bytes) bytes of hex (\(2 * bytes) digits), got '\(s.prefix(40))'")
+            }
+            return t
+        }
+        kind = .eddystoneUID(namespace: try hex(namespace, bytes: 10, field: "namespace"), instance: try hex(instance, bytes: 6, field: "instance"))
+    }
+
+    /// Any string identifier (not empty; the locator refuses an empty one).
+    public init(name: String) { kind = .name(name) }
+
+    public var description: String {
+        switch kind {
+        case .iBeacon(let u, let major, let minor): return "\(u.uuidString)/\(major)/\(minor)"
+        case .eddystoneUID(let n, let i): return "eddystone:\(n)/\(i)"
+        case .name(let s): return s
+        }
+    }
 }
 
 /// Where a beacon is mounted, and how strong it is at 1 m.
@@ -51,7 +83,9 @@ public struct BeaconPlacement: Sendable, Hashable {
 /// The radio model the locator inverts: log-distance path loss with log-normal shadowing,
 /// RSSI(d) = P0 − 10·n·log10(d / 1 m) + X, X ~ N(0, σ²).
 ///
-/// Take the values from `indoorlab calibrate` on a recording made in the venue.
+/// Take the values from `indoorlab calibrate` on a recording made in the venue, with the phones and
+/// conditions the app will meet: the fitted σ then includes the beacons' spread and the body's shadow, and the
+/// uncertainty ellipses hold what they claim.
 public struct PathLossModel: Sendable, Hashable {
     /// RSSI at 1 m, dBm (typically −59 for iBeacons).
     public var measuredPower: Double
@@ -66,12 +100,18 @@ public struct PathLossModel: Sendable, Hashable {
     /// The weakest RSSI the phone reports, dBm, when known: a far beacon is heard only when the noise lifts
     /// it above this, so its heard mean reads high, and the fit accounts for that. Nil: not modelled.
     public var sensitivity: Double?
+    /// The distance over which shadowing stays correlated, metres, when it does (nil: independent samples).
+    /// With correlated shadowing the samples of one beacon within a scan share one shadowing draw, so
+    /// averaging them does not shrink the error, and the fix counts each beacon once.
+    public var correlationDistance: Double?
 
     /// Creates a model; the defaults are typical iBeacon values.
     public init(measuredPower: Double = -59, exponent: Double = 2.0, shadowingSigma: Double = 4.0,
-                receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil) {
+                receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil,
+                correlationDistance: Double? = nil) {
         self.measuredPower = measuredPower; self.exponent = exponent; self.shadowingSigma = shadowingSigma
         self.receiverHeight = receiverHeight; self.scanWindow = scanWindow; self.sensitivity = sensitivity
+        self.correlationDistance = correlationDistance
     }
 }
 
@@ -104,18 +144,79 @@ public struct WallSegment: Sendable, Hashable {
     public init(from: Position, to: Position, loss: Double) { self.from = from; self.to = to; self.loss = loss }
 }
 
+/// A room of the venue: its name and its outline (a polygon, corners in order). Fixes name the room they fall in.
+public struct Room: Sendable, Hashable {
+    /// The name ``Location/room`` reports.
+    public var name: String
+    /// The corners, in order (either direction), metres.
+    public var outline: [Position]
+
+    /// Creates a room.
+    public init(name: String, outline: [Position]) { self.name = name; self.outline = outline }
+}
+
 /// One advertisement heard from a beacon.
 public struct RSSISample: Sendable, Hashable {
     /// Who sent it.
     public var beacon: BeaconIdentity
-    /// Received signal strength, dBm.
+    /// Received signal strength, dBm. 0 (CoreLocation's "unknown"), positive values and NaN are ignored and
+    /// counted in ``IgnoredSamples``.
     public var rssi: Double
-    /// When it was heard, seconds (any clock, used only by the stream API).
-    public var timestamp: Double
+    /// When it was heard.
+    public var timestamp: Date
 
     /// Creates a sample.
-    public init(beacon: BeaconIdentity, rssi: Double, timestamp: Double = 0) {
+    public init(beacon: BeaconIdentity, rssi: Double, timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
         self.beacon = beacon; self.rssi = rssi; self.timestamp = timestamp
+    }
+}
+
+/// What measured a distance.
+public enum RangingTechnology: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Ultra-wideband two-way ranging (Apple's Nearby Interaction, FiRa accessories).
+    case uwb
+    /// Bluetooth Channel Sounding (Bluetooth 6.0).
+    case bleChannelSounding
+    /// Wi-Fi round-trip time (IEEE 802.11mc/az fine timing measurement).
+    case wifiRTT
+    /// CoreLocation's `CLBeacon.accuracy`: a distance derived from RSSI by the system. Do not feed the same
+    /// beacon's RSSI as well, or the scan counts twice.
+    case coreLocationAccuracy
+    /// Anything else; give its σ.
+    case other
+
+    /// A typical standard deviation, metres, at distance `d`, for when the ranging API gives none: UWB 0.1 m,
+    /// Channel Sounding 0.5 m, Wi-Fi RTT 1.5 m, `CLBeacon.accuracy` half the distance (it inherits the RSSI's
+    /// shadowing), other 1 m. Rough figures: prefer the σ your ranging stack reports or one you measured.
+    public func typicalSigma(at d: Double) -> Double {
+        switch self {
+        case .uwb: return 0.1
+        case .bleChannelSounding: return 0.5
+        case .wifiRTT: return 1.5
+        case .coreLocationAccuracy: return max(0.5 * d, 0.5)
+        case .other: return 1.0
+        }
+    }
+}
+
+/// A distance to a beacon measured by ranging (time of flight or phase), with its standard deviation.
+public struct RangeSample: Sendable, Hashable {
+    /// To whom.
+    public var beacon: BeaconIdentity
+    /// Distance between the phone and the beacon, metres (3-D: the beacon's height counts).
+    public var distance: Double
+    /// Its standard deviation, metres.
+    public var sigma: Double
+    /// What measured it.
+    public var technology: RangingTechnology
+    /// When it was measured.
+    public var timestamp: Date
+
+    /// Creates a range; without a σ, the technology's ``RangingTechnology/typicalSigma(at:)``.
+    public init(beacon: BeaconIdentity, distance: Double, sigma: Double? = nil, technology: RangingTechnology,
+                timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+        self.beacon = beacon; self.distance = distance; self.technology = technology; self.timestamp = timestamp
+        self.sigma = sigma ?? technology.typicalSigma(at: distance)
     }
 }
 
@@ -127,28 +228,102 @@ public struct CompassHeading: Sendable, Hashable {
     public var accuracy: Double
     /// The frieze's name when the app knows which one it is; nil lets the locator match it.
     public var frieze: String?
-    /// When it was taken, seconds (stream API).
-    public var timestamp: Double
+    /// When it was taken.
+    public var timestamp: Date
 
     /// Creates a heading.
-    public init(degrees: Double, accuracy: Double = 10, frieze: String? = nil, timestamp: Double = 0) {
+    public init(degrees: Double, accuracy: Double = 10, frieze: String? = nil, timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
         self.degrees = degrees; self.accuracy = accuracy; self.frieze = frieze; self.timestamp = timestamp
     }
+}
+
+/// One thing the phone measured, for the stream APIs: an RSSI sample, a range or a heading.
+public enum LocatorInput: Sendable, Hashable {
+    case rssi(RSSISample)
+    case range(RangeSample)
+    case heading(CompassHeading)
+
+    /// When it was measured.
+    public var timestamp: Date {
+        switch self {
+        case .rssi(let s): return s.timestamp
+        case .range(let r): return r.timestamp
+        case .heading(let h): return h.timestamp
+        }
+    }
+}
+
+/// The region the true position lies in with probability ``confidence``, under the fit's Gaussian
+/// approximation: an ellipse centred on the fix.
+public struct UncertaintyEllipse: Sendable, Hashable {
+    /// The confidence every ellipse is stated at.
+    public static let confidenceLevel = 0.95
+    /// Half the long axis, metres.
+    public var semiMajor: Double
+    /// Half the short axis, metres.
+    public var semiMinor: Double
+    /// Direction of the long axis, degrees clockwise from north, in [0, 180).
+    public var orientation: Double
+    /// The probability that the ellipse holds the true position (0.95).
+    public var confidence: Double
+
+    /// Creates an ellipse.
+    public init(semiMajor: Double, semiMinor: Double, orientation: Double, confidence: Double = UncertaintyEllipse.confidenceLevel) {
+        self.semiMajor = semiMajor; self.semiMinor = semiMinor; self.orientation = orientation; self.confidence = confidence
+    }
+
+    /// True when `point` lies inside the ellipse centred at `center`.
+    public func contains(_ point: Position, center: Position) -> Bool {
+        let t = orientation * .pi / 180
+        // Unit vector of the long axis (compass: x = sin, y = cos).
+        let ux = sin(t), uy = cos(t)
+        let dx = point.x - center.x, dy = point.y - center.y
+        let along = dx * ux + dy * uy, across = -dx * uy + dy * ux
+        guard semiMajor > 0, semiMinor > 0 else { return dx == 0 && dy == 0 }
+        return (along / semiMajor) * (along / semiMajor) + (across / semiMinor) * (across / semiMinor) <= 1
+    }
+}
+
+/// Samples the locator did not use, counted by reason.
+public struct IgnoredSamples: Sendable, Hashable {
+    /// From a beacon the locator was not given (a phone hears other venues' beacons too).
+    public var unknownBeacon = 0
+    /// RSSI 0: CoreLocation's "unknown" (the beacon was ranged but not heard in the last second).
+    public var rssiUnknown = 0
+    /// RSSI above 0 dBm: not a received power a phone can report.
+    public var rssiPositive = 0
+    /// RSSI, range, σ or heading not a finite number.
+    public var notFinite = 0
+    /// A range below 0 or a σ not above 0.
+    public var invalidRange = 0
+    /// A heading naming a frieze the locator was not given.
+    public var unknownFrieze = 0
+
+    /// Creates an empty count.
+    public init() {}
+
+    /// How many samples were ignored in all.
+    public var total: Int { unknownBeacon + rssiUnknown + rssiPositive + notFinite + invalidRange + unknownFrieze }
 }
 
 /// A position fix.
 public struct Location: Sendable, Hashable {
     /// The estimated position.
     public var position: Position
-    /// Uncertainty radius (DRMS: sqrt of the covariance trace), metres.
-    public var uncertainty: Double?
-    /// The beacons the fix was computed from.
-    public var beaconsUsed: [BeaconIdentity]
+    /// When: the newest measurement the fix used (the time asked for, for the stream).
+    public var timestamp: Date
+    /// The room the position falls in, when the locator was given rooms.
+    public var room: String?
     /// The frieze the camera is pointing at, when headings were given.
     public var friezeInView: String?
-    /// The phone's RSSI offset from the calibration phone as estimated with this fix (learned over the scans so
-    /// far), when the fit estimated it.
+    /// Where the true position lies with 95% probability, when the fit could say.
+    public var uncertainty: UncertaintyEllipse?
+    /// The phone's RSSI offset from the calibration phone as learned over the scans so far, when RSSI was used.
     public var deviceOffset: DeviceOffset?
+    /// The beacons the fix was computed from (RSSI and ranges).
+    public var beaconsUsed: [BeaconIdentity]
+    /// What the fix left out, and why.
+    public var ignored: IgnoredSamples
 }
 
 /// How much stronger (positive) or weaker this phone reads than the phone the beacons' measured power was
@@ -162,15 +337,48 @@ public struct DeviceOffset: Sendable, Hashable, Codable {
     public init(decibels: Double, sigma: Double) { self.decibels = decibels; self.sigma = sigma }
 }
 
+/// Why there is no fix.
+public enum LocationUnavailable: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Nothing usable was measured in the scan.
+    case noMeasurements
+    /// Too few beacons heard or ranged (and too few headings to make up for them).
+    case tooFewBeacons(heard: Int, needed: Int)
+    /// Headings alone need this many friezes.
+    case tooFewHeadings(have: Int, needed: Int)
+    /// The beacons heard lie on one line: the fix and its mirror image fit equally well.
+    case collinearBeacons(count: Int)
+    /// The solver found no answer (a degenerate scan).
+    case solverFailed(String)
+
+    public var description: String {
+        switch self {
+        case .noMeasurements: return "no usable measurements in the scan"
+        case .tooFewBeacons(let h, let n): return "too few beacons: heard \(h), need \(n)"
+        case .tooFewHeadings(let h, let n): return "too few frieze headings: have \(h), need \(n)"
+        case .collinearBeacons(let n): return "the \(n) beacons heard are collinear: the fix and its mirror image fit equally well"
+        case .solverFailed(let s): return "no fix: \(s)"
+        }
+    }
+}
+
 /// The outcome of asking for a position: a fix, or why there is none.
 public enum LocationOutcome: Sendable, Hashable {
     /// A fix.
     case located(Location)
-    /// No fix; the reason says why (too few beacons heard, degenerate geometry, bad input).
-    case unavailable(reason: String)
+    /// No fix: the reason, and what was ignored.
+    case unavailable(LocationUnavailable, ignored: IgnoredSamples)
 
     /// The fix, if any.
     public var location: Location? { if case .located(let l) = self { return l } else { return nil } }
+    /// Why there is no fix, if there is none.
+    public var unavailableReason: LocationUnavailable? { if case .unavailable(let r, _) = self { return r } else { return nil } }
+    /// What the attempt left out, and why.
+    public var ignored: IgnoredSamples {
+        switch self {
+        case .located(let l): return l.ignored
+        case .unavailable(_, let i): return i
+        }
+    }
 }
 
 /// Why a locator could not be built.

@@ -5,6 +5,7 @@ import LabSimulation
 import LabEstimators
 import LabEvaluation
 import IndoorLocator
+import LocatorEngine
 import CHeapStats
 
 /// One figure of the benchmark.
@@ -19,14 +20,19 @@ public struct BenchFigure: Encodable, Sendable {
 
 /// The lab's benchmark: throughput figures of every stage; it measures, it never asserts a time.
 public enum LabBenchmark {
-    /// Every figure, each measured for about `seconds` (single-core unless its note says otherwise).
-    public static func run(seconds: Double, tournament: Bool = true) throws -> [BenchFigure] {
+    /// The groups of figures, in the order they run.
+    public enum Group: String, CaseIterable, Sendable {
+        case simulation, estimators, locator, store, tournament
+    }
+
+    /// The figures of `groups`, each measured for about `seconds` (single-core unless its note says otherwise).
+    public static func run(seconds: Double, groups: Set<Group> = Set(Group.allCases)) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
-        figures += try BenchSimulation.figures(seconds: seconds)
-        figures += try BenchEstimators.figures(seconds: seconds)
-        figures += try BenchLocator.figures(seconds: seconds)
-        figures += try BenchStore.figures(seconds: seconds)
-        if tournament { figures.append(try BenchEstimators.tournament()) }
+        if groups.contains(.simulation) { figures += try BenchSimulation.figures(seconds: seconds) }
+        if groups.contains(.estimators) { figures += try BenchEstimators.figures(seconds: seconds) }
+        if groups.contains(.locator) { figures += try BenchLocator.figures(seconds: seconds) }
+        if groups.contains(.store) { figures += try BenchStore.figures(seconds: seconds) }
+        if groups.contains(.tournament) { figures.append(try BenchEstimators.tournament()) }
         return figures
     }
 
@@ -140,12 +146,12 @@ enum BenchLocator {
         let sim = Simulator(scenario: s)
         let scans = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
             .filter { Set($0.readings.map(\.beacon)).count == s.beacons.count }
-            .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: $0.t) } }
+            .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: Date(timeIntervalSinceReferenceDate: $0.t)) } }
         // What a phone's ranging API reports: one averaged RSSI per beacon per second.
         let ranged = scans.map { scan in
             ids.map { id in
                 let mine = scan.filter { $0.beacon == id }
-                return RSSISample(beacon: id, rssi: mine.map(\.rssi).reduce(0, +) / Double(mine.count))
+                return RSSISample(beacon: id, rssi: mine.map { $0.rssi }.reduce(0, +) / Double(mine.count))
             }
         }
         let before = indoorlab_heap_in_use()
@@ -162,10 +168,23 @@ enum BenchLocator {
             for _ in 0..<100 { _ = locator.locate(scans[i % scans.count]); i += 1 }
             return 100
         }
+        // The reference: the same algorithm on the same scans with GSL's solver (the lab's offset-learning
+        // estimator, which the library matches to 1 mm), without the public API around it.
+        let gsl = EstimatorKind.shipped.make(venue: Venue(s))
+        let observations = ranged.map { scan in
+            Observation(beacons: scan.enumerated().map { BeaconObservation(beacon: $0.offset, rssi: $0.element.rssi, count: 1) }, headings: [])
+        }
+        var g = 0
+        let rGSL = LabBenchmark.rate(seconds: seconds) {
+            for _ in 0..<100 { _ = gsl.locate(observations[g % observations.count]); g += 1 }
+            return 100
+        }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
         return [
-            .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 1e5,
-                  note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core"),
+            .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 4e5,
+                  note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift"),
+            .init(name: "IndoorLocator's algorithm with GSL (reference)", value: rGSL, unit: "fixes/s", target: nil,
+                  note: "the same fit and scans through the lab's \(EstimatorKind.shipped.rawValue) estimator (Swift calling GSL), no API layer, 1 core"),
             .init(name: "IndoorLocator fixes/s [raw samples]", value: r, unit: "fixes/s", target: nil,
                   note: "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core"),
             .init(name: "IndoorLocator memory (one locator)", value: Double(bytes) / 1024, unit: "KiB", target: nil,

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// AR bearing matching (the campus app's method). The user points the phone at friezes; each compass
 /// heading puts the user on a line through that frieze. With ≥ 2 headings the fix is the weighted
@@ -11,13 +12,13 @@ public final class BearingEstimator: PositionEstimator {
     public static let summary = "bearing lines to friezes intersected; unidentified headings matched"
     public static let inputs = EstimatorInputs(uses: [.headings, .rssi], minimumBeacons: 0, minimumHeadings: 2)
     let venue: Venue
-    let solver: FixSolver
+    let solver: FixProblem
     private var scratch: [Point] = []
     private var matches: [Int] = []
 
     public init(venue: Venue) {
         self.venue = venue
-        solver = FixSolver(venue: venue, domain: .rssi)
+        solver = FixProblem(venue: venue, domain: .rssi)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
@@ -90,21 +91,6 @@ public final class BearingEstimator: PositionEstimator {
             information += .bearing(lineOfSight: Bearing.unitVector(h.heading), distance: d, sigmaRadians: sigma)
         }
         return (pos, information.inverse)
-    }
-}
-
-/// "Which frieze is the camera looking at": the frieze, visible from `p`, whose bearing from `p`
-/// is closest to the heading.
-public enum FriezeMatcher {
-    public static func bestFrieze(for heading: Double, from p: Point, venue: Venue) -> Int? {
-        var best: (Int, Double)?
-        for f in venue.friezes {
-            let l = venue.landmarks[f]
-            let diff = abs(Bearing.difference(heading, Bearing.degrees(from: p, to: l.position)))
-            let penalty = l.isVisible(from: p) ? 0.0 : 180.0
-            if best == nil || diff + penalty < best!.1 { best = (f, diff + penalty) }
-        }
-        return best?.0
     }
 }
 

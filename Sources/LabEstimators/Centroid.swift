@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Baseline: the mean position of the heard beacons.
 public final class CentroidEstimator: PositionEstimator {

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Fingerprinting, the family of products such as Anyplace and FIND: weighted k-nearest neighbours over the
 /// venue's survey (``Venue/radioMap``), with the phone's offset removed.

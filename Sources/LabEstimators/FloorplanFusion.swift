@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Fusion that knows the floorplan: the RSSI model includes the loss of every wall between beacon and
 /// phone (as the venue's walls say), and bearings to friezes join as in ``FusionEstimator``.
@@ -14,13 +15,13 @@ public final class FloorplanFusionEstimator: PositionEstimator {
     public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls], minimumBeacons: 3, minimumHeadings: 2)
     let venue: Venue
     let freeSpace: FusionEstimator
-    let solver: FixSolver
+    let solver: FixProblem
     private var scratch: [Point] = []
 
     public init(venue: Venue) {
         self.venue = venue
         freeSpace = FusionEstimator(venue: venue)
-        solver = FixSolver(venue: venue, domain: .rssi, walls: venue.walls)
+        solver = FixProblem(venue: venue, domain: .rssi, walls: venue.walls)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
@@ -43,7 +44,7 @@ public final class FloorplanFusionEstimator: PositionEstimator {
             starts.append(centroid)
             starts.append(d > 1 ? strongest + toward / d : centroid)
         }
-        var best: FixSolver.Solution?
+        var best: FixProblem.Solution?
         for s in starts {
             guard case .success(let sol) = solver.solve(from: venue.bounds.clamp(s)) else { continue }
             if best == nil || sol.cost < best!.cost { best = sol }

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// RSSI and bearings in one GSL least-squares problem: the RSSI-domain residuals of
 /// ``LeastSquaresEstimator`` plus angular residuals (heading − bearing to the frieze) / σθ.
@@ -9,14 +10,14 @@ public final class FusionEstimator: PositionEstimator {
     public static let summary = "RSSI and bearings in one GSL least-squares problem"
     public static let inputs = EstimatorInputs(uses: [.rssi, .headings], minimumBeacons: 3, minimumHeadings: 2)
     let venue: Venue
-    let rssiSolver: FixSolver
-    let solver: FixSolver
+    let rssiSolver: FixProblem
+    let solver: FixProblem
     private var scratch: [Point] = []
 
     public init(venue: Venue) {
         self.venue = venue
-        rssiSolver = FixSolver(venue: venue, domain: .rssi)
-        solver = FixSolver(venue: venue, domain: .rssi)
+        rssiSolver = FixProblem(venue: venue, domain: .rssi)
+        solver = FixProblem(venue: venue, domain: .rssi)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
@@ -37,7 +38,7 @@ public final class FusionEstimator: PositionEstimator {
             guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: start, venue: venue) else { continue }
             matched.append((h, f))
         }
-        let rssiUsable = obs.count >= 3 && RSSIFit.collinearity(venue: venue, beacons: obs, scratch: &scratch) == nil
+        let rssiUsable = obs.count >= 3 && GeometryChecks.collinearity(venue: venue, beacons: obs, scratch: &scratch) == nil
         if !rssiUsable && matched.count < 2 {
             return .noFix(.tooFewBeacons(heard: obs.count, needed: 3))
         }

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Least squares over all heard beacons with GSL's trust-region Levenberg–Marquardt
 /// (`gsl_multifit_nlinear`), analytic Jacobian, started from linearised trilateration (or the weighted
@@ -32,12 +33,12 @@ public final class LeastSquaresRangeEstimator: PositionEstimator {
 /// The venue, solver and scratch space of one least-squares estimator, in either residual domain.
 final class RSSILeastSquares {
     let venue: Venue
-    let solver: FixSolver
+    let solver: FixProblem
     private var scratch: [Point] = []
 
-    init(venue: Venue, domain: FixSolver.Domain) {
+    init(venue: Venue, domain: FixProblem.Domain) {
         self.venue = venue
-        solver = FixSolver(venue: venue, domain: domain)
+        solver = FixProblem(venue: venue, domain: domain)
         scratch.reserveCapacity(venue.beaconCount)
     }
 
@@ -54,9 +55,9 @@ extension EstimatorKind {
 
 /// The RSSI-only least-squares fit shared by the least-squares, bearing and fusion estimators.
 enum RSSIFit {
-    static func solve(venue: Venue, beacons obs: [BeaconObservation], solver: FixSolver, scratch: inout [Point]) -> EstimateOutcome {
+    static func solve(venue: Venue, beacons obs: [BeaconObservation], solver: FixProblem, scratch: inout [Point]) -> EstimateOutcome {
         guard obs.count >= 3 else { return .noFix(.tooFewBeacons(heard: obs.count, needed: 3)) }
-        if let reason = collinearity(venue: venue, beacons: obs, scratch: &scratch) { return .noFix(reason) }
+        if let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, scratch: &scratch) { return .noFix(reason) }
         let start = venue.bounds.clamp(ClosedForm.linearTrilateration(venue: venue, beacons: obs)
                                        ?? ClosedForm.centroid(venue: venue, beacons: obs, weighted: true))
         solver.reset()
@@ -68,14 +69,5 @@ enum RSSIFit {
             let radius = s.covariance?.drms
             return .fix(Fix(position: p, uncertainty: radius, beaconsUsed: BeaconSet(obs.lazy.map(\.beacon))))
         }
-    }
-
-    static func collinearity(venue: Venue, beacons obs: [BeaconObservation], scratch: inout [Point]) -> NoFixReason? {
-        scratch.removeAll(keepingCapacity: true)
-        for o in obs { scratch.append(venue.beaconPositions[o.beacon]) }
-        if scratch.withUnsafeBufferPointer({ GeometryChecks.areCollinear($0) }) {
-            return .degenerateGeometry("the \(obs.count) heard beacons are collinear: the fix and its mirror image fit equally well")
-        }
-        return nil
     }
 }

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Baseline: the heard beacons' positions weighted by received power, wᵢ = 10^(RSSIᵢ/10) (milliwatts).
 /// A phone offset multiplies every weight by the same factor, so the fix does not depend on it: the

@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// Apple's CLProximity buckets for a range estimate.
 public enum ProximityBucket: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {

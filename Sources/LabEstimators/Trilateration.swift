@@ -1,4 +1,5 @@
 import LabCore
+import LocatorEngine
 
 /// The museum guide's method: intersect the circles of the two strongest beacons and let the third
 /// strongest beacon's range pick one of the two intersections.

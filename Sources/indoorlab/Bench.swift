@@ -23,12 +23,29 @@ struct Bench: ParsableCommand {
     @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
     var skipTournament = false
 
+    @Option(help: ArgumentHelp("Only these groups, comma-separated: \(LabBenchmark.Group.allCases.map(\.rawValue).joined(separator: ", ")).",
+                               valueName: "groups"))
+    var only: String?
+
     func validate() throws {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        _ = try groups()
+    }
+
+    func groups() throws -> Set<LabBenchmark.Group> {
+        guard let only else { return Set(LabBenchmark.Group.allCases.filter { $0 != .tournament || !skipTournament }) }
+        return Set(try only.split(separator: ",").map { name in
+            let n = name.trimmingCharacters(in: .whitespaces)
+            guard let g = LabBenchmark.Group(rawValue: n) else {
+                throw ValidationError("--only: unknown group '\(n)'; the groups are \(LabBenchmark.Group.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return g
+        })
     }
 
     func run() throws {
-        let figures = try reportingInputErrors { try LabBenchmark.run(seconds: seconds, tournament: !skipTournament) }
+        let chosen = try groups()
+        let figures = try reportingInputErrors { try LabBenchmark.run(seconds: seconds, groups: chosen) }
         if json {
             try writeOutput(jsonString(figures), to: nil)
         } else {

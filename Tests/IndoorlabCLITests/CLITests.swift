@@ -216,3 +216,73 @@ func temporaryDirectory() throws -> URL {
         }
     }
 }
+
+/// What an app links when it depends on the IndoorLocator product: Swift targets only — no system library (GSL is
+/// GPL-3 and absent on phones), no C target, no external product (Yams comes only with IndoorLocatorScenarios) —
+/// and no source in it imports Glibc or a C module directly. Read from `swift package describe --type json`.
+@Suite struct ProductClosureTests {
+    struct Target: Decodable {
+        let name: String
+        let module_type: String
+        let path: String
+        let target_dependencies: [String]?
+        let product_dependencies: [String]?
+    }
+    struct Product: Decodable { let name: String; let targets: [String] }
+    struct Description: Decodable {
+        let targets: [Target]
+        let products: [Product]
+        let platforms: [Platform]?
+        struct Platform: Decodable { let name: String; let version: String }
+    }
+
+    func describe() throws -> Description {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // Its own scratch path: `swift test` holds the lock on .build while the tests run.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("describe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        p.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch.path, "describe", "--type", "json"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        return try JSONDecoder().decode(Description.self, from: data)
+    }
+
+    @Test(arguments: ["IndoorLocator", "IndoorLocatorScenarios"])
+    func theProductLinksNoCAndNoSystemLibrary(product: String) throws {
+        let d = try describe()
+        let byName = Dictionary(uniqueKeysWithValues: d.targets.map { ($0.name, $0) })
+        var closure: Set<String> = [], queue = try #require(d.products.first { $0.name == product }).targets
+        var external: Set<String> = []
+        while let name = queue.popLast() {
+            guard closure.insert(name).inserted else { continue }
+            let t = try #require(byName[name], "target \(name)")
+            queue += t.target_dependencies ?? []
+            external.formUnion(t.product_dependencies ?? [])
+        }
+        #expect(closure.contains("IndoorLocator") && closure.contains("LocatorEngine"))
+        for name in closure {
+            #expect(byName[name]?.module_type == "SwiftTarget", "\(product) links \(name), a \(byName[name]?.module_type ?? "?")")
+        }
+        #expect(!closure.contains("CGSL") && !closure.contains("LabEstimators"))
+        // The locator itself brings no external package; the scenario product brings Yams, and only it.
+        #expect(external == (product == "IndoorLocator" ? [] : ["Yams"]), "\(external)")
+        // No source imports Glibc or a C module by name (Foundation is the portable layer).
+        for name in closure {
+            let dir = root.appendingPathComponent(byName[name]!.path)
+            for file in try FileManager.default.contentsOfDirectory(atPath: dir.path) where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: dir.appendingPathComponent(file), encoding: .utf8)
+                for banned in ["import Glibc", "import Darwin", "import CGSL", "import CPLplot", "import CHeapStats"] {
+                    #expect(!text.contains(banned), "\(name)/\(file): \(banned)")
+                }
+            }
+        }
+        // The Apple platforms it supports are declared.
+        #expect(Set((d.platforms ?? []).map(\.name)).isSuperset(of: ["ios", "macos", "watchos", "tvos", "visionos"]))
+    }
+}

@@ -33,36 +33,70 @@ import IndoorLocatorScenarios
         #expect(board.winner?.rawValue == IndoorLocator.estimatorName)
     }
 
-    @Test(arguments: ["killian-court", "museum-gallery"])
-    func sameFixesOnTheSameEpochs(name: String) throws {
+    /// The library solves with its pure-Swift Levenberg–Marquardt, the tournament with GSL's: on every epoch of
+    /// the tournament (every bundled scenario, both conditions, one seed) the fixes agree within 1 mm. Each
+    /// walk and grid pass is a new phone for both, as in the tournament.
+    @Test(arguments: ["esoc-office", "killian-court", "museum-gallery", "open-hall", "smart-home"])
+    func pureSwiftSolverMatchesGSLOnEveryEpoch(name: String) throws {
         let path = scenariosDir + "/\(name).yaml"
         let scenario = try ScenarioLoader.load(path: path)
         let locator = try IndoorLocator(scenarioAt: path)
         let winner = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName))
         let venue = Venue(scenario)
-        let tournamentEstimator = winner.make(venue: venue)
-        let epochs = Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, seed: 1)
+        let gsl = winner.make(venue: venue)
+        var compared = 0, worst = 0.0
+        for condition in [SimulationCondition.ideal, .field] {
+            let epochs = Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
+            for (k, e) in epochs.enumerated() {
+                if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); locator.forgetDevice() }
+                let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
+                let mine = locator.locate(observation: observation)
+                let theirs = gsl.locate(observation)
+                switch (mine, theirs) {
+                case (.fix(let l), .fix(let f)):
+                    let d = l.position.distance(to: f.position)
+                    worst = max(worst, d)
+                    #expect(d < 1e-3, "\(condition) epoch \(e.index): \(l.position) vs \(f.position)")
+                    if let a = l.uncertainty, let b = f.uncertainty { #expect(abs(a - b) <= 1e-3 * max(b, 1), "epoch \(e.index)") }
+                    else { #expect(l.uncertainty == nil && f.uncertainty == nil, "epoch \(e.index)") }
+                case (.noFix(let r), .noFix(let reason)):
+                    #expect(r == reason, "epoch \(e.index)")
+                default:
+                    Issue.record("\(condition) epoch \(e.index): library \(mine) vs tournament \(theirs)")
+                }
+                compared += 1
+            }
+        }
+        #expect(compared > 200)
+        print("\(name): \(compared) epochs, largest difference \(String(format: "%.2e", worst)) m")
+    }
+
+    /// Through the public API (samples by iBeacon identity, headings by frieze name) the library gives the fix
+    /// its engine gives on the built observation.
+    @Test func publicAPIGivesTheEngineFix() throws {
+        let path = scenariosDir + "/museum-gallery.yaml"
+        let scenario = try ScenarioLoader.load(path: path)
+        let viaAPI = try IndoorLocator(scenarioAt: path), viaEngine = try IndoorLocator(scenarioAt: path)
+        let venue = Venue(scenario)
         var compared = 0
-        for e in epochs {
-            // Through the public API: samples by iBeacon identity, headings by frieze name.
+        for e in Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, seed: 1) {
             let samples = e.readings.map { r -> RSSISample in
                 let b = scenario.beacons[r.beacon]
                 return RSSISample(beacon: BeaconIdentity(uuid: UUID(uuidString: b.uuid!)!, major: UInt16(b.major!), minor: UInt16(b.minor!)),
-                                  rssi: r.rssi, timestamp: r.t)
+                                  rssi: r.rssi, timestamp: Date(timeIntervalSinceReferenceDate: r.t))
             }
             let headings = e.headings.map {
-                CompassHeading(degrees: $0.heading, accuracy: $0.accuracy, frieze: $0.frieze.map { scenario.landmarks[$0].name }, timestamp: $0.t)
+                CompassHeading(degrees: $0.heading, accuracy: $0.accuracy, frieze: $0.frieze.map { scenario.landmarks[$0].name }, timestamp: Date(timeIntervalSinceReferenceDate: $0.t))
             }
-            let mine = locator.locate(samples, headings: headings)
-            let theirs = tournamentEstimator.locate(Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount))
-            switch (mine, theirs) {
+            let mine = viaAPI.locate(samples, headings: headings)
+            let engine = viaEngine.locate(observation: Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount))
+            switch (mine, engine) {
             case (.located(let l), .fix(let f)):
                 #expect(l.position.x == f.position.x && l.position.y == f.position.y, "epoch \(e.index)")
-                #expect(l.uncertainty == f.uncertainty)
-            case (.unavailable(let r), .noFix(let reason)):
-                #expect(r == reason.description)
+            case (.unavailable, .noFix):
+                break
             default:
-                Issue.record("epoch \(e.index): library \(mine) vs tournament \(theirs)")
+                Issue.record("epoch \(e.index): API \(mine) vs engine \(engine)")
             }
             compared += 1
         }

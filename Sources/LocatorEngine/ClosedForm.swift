@@ -2,11 +2,11 @@ import Foundation
 import LabCore
 
 /// Cheap closed-form positions used as baselines and as starting points for iterative solvers.
-enum ClosedForm {
+package enum ClosedForm {
     /// Linearised trilateration: subtracting the first circle equation from the others gives a linear
     /// system 2(cᵢ − c₁)·p = r₁² − rᵢ² + |cᵢ|² − |c₁|², solved by weighted normal equations.
     /// Returns nil when the system is singular (fewer than 3 beacons, or collinear beacons).
-    static func linearTrilateration(venue: Venue, beacons: [BeaconObservation]) -> Point? {
+    package static func linearTrilateration(venue: Venue, beacons: [BeaconObservation]) -> Point? {
         guard beacons.count >= 3 else { return nil }
         let c1 = venue.beaconPositions[beacons[0].beacon]
         let r1 = venue.horizontalRange(beacon: beacons[0].beacon, rssi: beacons[0].rssi)
@@ -29,7 +29,7 @@ enum ClosedForm {
     }
 
     /// Mean of the heard beacons' positions, optionally weighted by 1/range².
-    static func centroid(venue: Venue, beacons: [BeaconObservation], weighted: Bool) -> Point {
+    package static func centroid(venue: Venue, beacons: [BeaconObservation], weighted: Bool) -> Point {
         var sx = 0.0, sy = 0.0, sw = 0.0
         for o in beacons {
             let w: Double
@@ -47,7 +47,7 @@ enum ClosedForm {
     /// Mean of the heard beacons' positions weighted by received power 10^(RSSI/10), computed relative to the
     /// strongest reading (weights 10^((RSSI − RSSI_max)/10)) so that no weight underflows. Invariant to a
     /// common RSSI offset.
-    static func powerCentroid(venue: Venue, beacons: [BeaconObservation]) -> Point {
+    package static func powerCentroid(venue: Venue, beacons: [BeaconObservation]) -> Point {
         let top = beacons.map(\.rssi).max() ?? 0
         var sx = 0.0, sy = 0.0, sw = 0.0
         for o in beacons {
@@ -59,7 +59,7 @@ enum ClosedForm {
     }
 
     /// The device offset that best explains `beacons` at `p` (mean of RSSI − the model's mean), dB.
-    static func offset(at p: Point, venue: Venue, beacons: [BeaconObservation]) -> Double {
+    package static func offset(at p: Point, venue: Venue, beacons: [BeaconObservation]) -> Double {
         guard !beacons.isEmpty else { return 0 }
         var sum = 0.0
         for o in beacons {
@@ -71,9 +71,22 @@ enum ClosedForm {
         return sum / Double(beacons.count)
     }
 
+    /// The beacons' centroid weighted by 1/ρ² (ρ the ranged distance, at least 0.5 m): the start of a fit from
+    /// ranges alone. Nil without ranges.
+    package static func rangeCentroid(venue: Venue, ranges: [MeasuredRange]) -> Point? {
+        guard !ranges.isEmpty else { return nil }
+        var sx = 0.0, sy = 0.0, sw = 0.0
+        for r in ranges {
+            let w = 1 / max(r.distance * r.distance, 0.25)
+            let c = venue.beaconPositions[r.beacon]
+            sx += w * c.x; sy += w * c.y; sw += w
+        }
+        return Point(sx / sw, sy / sw)
+    }
+
     /// Least-squares intersection of bearing lines: each line passes through landmark Lₖ along the
     /// heading uₖ; minimises Σ wₖ (nₖ·(p − Lₖ))² with nₖ ⟂ uₖ. Nil when the lines are (nearly) parallel.
-    static func bearingIntersection(lines: [(landmark: Point, heading: Double, weight: Double)]) -> Point? {
+    package static func bearingIntersection(lines: [(landmark: Point, heading: Double, weight: Double)]) -> Point? {
         guard lines.count >= 2 else { return nil }
         var a11 = 0.0, a12 = 0.0, a22 = 0.0, b1 = 0.0, b2 = 0.0
         for l in lines {

@@ -1,0 +1,460 @@
+import Foundation
+import LabCore
+
+/// The nonlinear least-squares problem of one fix: a 2-D position — and, when asked, the phone's RSSI offset δ
+/// as a third unknown — over RSSI, censored and bearing terms, with an analytic Jacobian. One home for the
+/// model; a ``LeastSquaresSolver`` minimises it (GSL's in the lab, ``LevenbergMarquardt`` in the library).
+///
+/// Residuals, each divided by its standard deviation so that (JᵀJ)⁻¹ is the covariance:
+/// - RSSI domain:  (rssi_i − (P0_i + δ − 10·n·log10 d_i − walls_i)) · √k_i · u_i / σ   (u_i: robust weight, 1 by default)
+/// - range domain: (d_i − r̂_i) · √k_i / (r̂_i · σ · ln10 / (10·n))   (first-order variance of r̂; no δ)
+/// - truncated RSSI (when `truncatedMeans`): as the RSSI term, with the model's mean replaced by the mean of
+///                 the readings that cleared the sensitivity, μ + σ·λ((S − μ)/σ) (λ the normal hazard φ/(1 − Φ)):
+///                 a weak phone hears a far beacon only when the noise lifts it, so its heard mean is high
+/// - censored:     √(−2·k_i·ln m_i),  m_i = loss + (1 − loss)·Φ((S − μ_i)/σ): the probability that beacon i,
+///                 in the venue but not heard, missed all k_i advertisements of the window (S: sensitivity)
+/// - measured range: (d_i − ρ_i) / σ_i, d_i the 3-D distance to the beacon and ρ_i a ranged distance (UWB, …)
+/// - bearing:      wrap(heading_k − bearing(p → L_k)) / σθ   (radians)
+/// - offset prior: (δ − δ₀) / σ_δ, when a prior on δ is set
+///
+/// δ is 0 and not estimated unless the problem is made with `estimatesOffset`. The term buffers are sized for
+/// the venue and the residual and Jacobian buffers grow once, so a solve allocates nothing.
+package final class FixProblem {
+    package enum Domain: Sendable { case rssi, range }
+
+    package let domain: Domain
+    /// True when δ is the third unknown.
+    package let estimatesOffset: Bool
+    package let unknowns: Int
+    /// True when the advertisements of a window share one shadowing draw (correlated shadowing): then
+    /// averaging them adds no information and every beacon counts once.
+    package var correlatedShadowing = false
+    /// Walls whose losses the RSSI model includes (nil: free-space model).
+    package let walls: WallIndex?
+    package let exponent: Double
+    package let sigma: Double
+    /// Receiver sensitivity and packet loss, for censored terms.
+    package var sensitivity = -100.0
+    package var packetLoss = 0.0
+    /// Model each heard beacon's mean as the mean of a normal truncated at the sensitivity (see the type's notes).
+    package var truncatedMeans = false
+    // Term buffers: fixed capacity (one term of each kind per beacon), held by `let` pointers so that the hot
+    // loops pay neither exclusivity checks nor reference counting.
+    /// The most terms of each kind (the venue's beacon count).
+    package let termCapacity: Int
+    // RSSI terms.
+    package let bx, by, bdz, bp0, brssi, bweight, brange: UnsafeMutablePointer<Double>
+    /// Robust weight multiplier per RSSI term (√ of the IRLS weight), 1 unless set.
+    package let brobust: UnsafeMutablePointer<Double>
+    package private(set) var rssiCount = 0
+    // Measured ranges (UWB, Channel Sounding, Wi-Fi RTT): beacon position, height offset, distance, 1/σ.
+    let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
+    package private(set) var rangeCount = 0
+    // Censored terms: beacon position, height offset, P0, missed advertisements.
+    let cx, cy, cdz, cp0, cmissed: UnsafeMutablePointer<Double>
+    package private(set) var censoredCount = 0
+    // Bearing terms: landmark position, heading in radians, 1/σθ.
+    var lx: [Double] = [], ly: [Double] = [], lheading: [Double] = [], lweight: [Double] = []
+    package private(set) var bearingCount = 0
+    /// A prior on δ: (mean, σ), dB.
+    package var offsetPrior: (mean: Double, sigma: Double)?
+
+    /// What minimises the problem.
+    package let solver: any LeastSquaresSolver
+    /// The residuals and the Jacobian (row-major, `unknowns` columns) at the solver's answer: solvers leave
+    /// them here, and the covariance and cost are read from them.
+    package private(set) var f: UnsafeMutablePointer<Double>
+    package private(set) var J: UnsafeMutablePointer<Double>
+    private var capacity: Int
+
+    package init(capacity: Int, exponent: Double, sigma: Double, domain: Domain, walls: WallIndex? = nil,
+                 estimatesOffset: Bool = false, solver: any LeastSquaresSolver) {
+        self.domain = domain
+        self.walls = walls.flatMap { $0.isEmpty ? nil : $0 }
+        self.estimatesOffset = estimatesOffset && domain == .rssi
+        unknowns = self.estimatesOffset ? 3 : 2
+        self.exponent = exponent
+        self.sigma = max(sigma, 0.1)
+        self.solver = solver
+        let m = max(capacity, 1)
+        termCapacity = m
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 18 * m)
+        block.initialize(repeating: 0, count: 18 * m)
+        let slice = { (k: Int) in block + k * m }
+        bx = slice(0); by = slice(1); bdz = slice(2); bp0 = slice(3); brssi = slice(4); bweight = slice(5); brange = slice(6)
+        brobust = slice(7)
+        mx = slice(8); my = slice(9); mdz = slice(10); mdistance = slice(11); mweight = slice(12)
+        cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
+        self.capacity = 3 * termCapacity + 8
+        f = .allocate(capacity: self.capacity)
+        J = .allocate(capacity: self.capacity * 3)
+    }
+
+    /// A problem for `venue`: its beacon count, path-loss exponent, σ, shadowing correlation, sensitivity and
+    /// packet loss.
+    package convenience init(venue: Venue, domain: Domain, walls: WallIndex? = nil, estimatesOffset: Bool = false,
+                             solver: any LeastSquaresSolver) {
+        self.init(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: domain,
+                  walls: walls, estimatesOffset: estimatesOffset, solver: solver)
+        correlatedShadowing = venue.radio.correlationDistance != nil
+        sensitivity = venue.radio.sensitivity
+        packetLoss = venue.radio.packetLoss
+    }
+
+    deinit {
+        bx.deallocate()   // the block all term buffers live in
+        f.deallocate()
+        J.deallocate()
+    }
+
+    package func reset() { rssiCount = 0; rangeCount = 0; bearingCount = 0; censoredCount = 0; offsetPrior = nil }
+
+    package var residualCount: Int { rssiCount + rangeCount + censoredCount + bearingCount + (offsetPrior != nil && estimatesOffset ? 1 : 0) }
+
+    package func addRSSI(position: Point, heightOffset: Double, p0: Double, rssi: Double, count: Int) {
+        let i = rssiCount
+        precondition(i < termCapacity, "more RSSI terms than beacons")
+        bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
+        brange[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
+        bweight[i] = (correlatedShadowing ? 1 : Double(max(count, 1)).squareRoot()) / sigma
+        if domain == .range { bweight[i] /= brange[i] * log(10) / (10 * exponent) }
+        brobust[i] = 1
+        rssiCount += 1
+    }
+
+    /// One RSSI term per beacon observed, with the venue's beacon position, height and power.
+    package func addRSSI(_ observations: [BeaconObservation], venue: Venue) {
+        for o in observations {
+            addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
+                    p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
+        }
+    }
+
+    /// One measured-range term: a distance ranged to a beacon at `position` (`heightOffset` above the phone), σ in metres.
+    package func addMeasuredRange(position: Point, heightOffset: Double, distance: Double, sigma: Double) {
+        let i = rangeCount
+        precondition(i < termCapacity, "more range terms than beacons")
+        mx[i] = position.x; my[i] = position.y; mdz[i] = heightOffset; mdistance[i] = distance; mweight[i] = 1 / max(sigma, 1e-3)
+        rangeCount += 1
+    }
+
+    /// One censored term per beacon of the venue not in `heard`: it was not heard in any of `advertisements`
+    /// chances (1 with correlated shadowing: one draw per window).
+    package func addCensored(venue: Venue, heard: BeaconSet, advertisements: Int) {
+        let k = correlatedShadowing ? 1.0 : Double(max(advertisements, 1))
+        for b in 0..<min(venue.beaconCount, termCapacity) where !heard.contains(b) {
+            let i = censoredCount
+            cx[i] = venue.beaconPositions[b].x; cy[i] = venue.beaconPositions[b].y
+            cdz[i] = venue.beaconHeightOffset[b]; cp0[i] = venue.beaconP0[b]; cmissed[i] = k
+            censoredCount += 1
+        }
+    }
+
+    package func addBearing(landmark: Point, headingDegrees: Double, sigmaDegrees: Double) {
+        if lx.count == bearingCount {
+            lx.append(0); ly.append(0); lheading.append(0); lweight.append(0)
+        }
+        let i = bearingCount
+        lx[i] = landmark.x; ly[i] = landmark.y; lheading[i] = headingDegrees * .pi / 180
+        lweight[i] = 1 / (max(sigmaDegrees, 0.5) * .pi / 180)
+        bearingCount += 1
+    }
+
+    package struct Solution {
+        package var position: Point
+        package var covariance: Covariance2?
+        /// δ, dB (0 when not estimated).
+        package var offset: Double
+        /// Variance of δ, dB² (nil when not estimated or not available).
+        package var offsetVariance: Double?
+        /// Sum of squared (normalised) residuals at the solution: −2 log-likelihood up to a constant.
+        package var cost: Double
+    }
+
+    /// Solves from `start` (and δ from `offset`); a failure when the solver reports one or the result is not finite.
+    package func solve(from start: Point, offset: Double = 0, maxIterations: Int = 100) -> Result<Solution, NoFixReason> {
+        let n = residualCount
+        guard n >= unknowns else { return .failure(.tooFewBeacons(heard: n, needed: unknowns)) }
+        if n > capacity {
+            f.deallocate(); J.deallocate()
+            capacity = 2 * n
+            f = .allocate(capacity: capacity)
+            J = .allocate(capacity: capacity * 3)
+        }
+        let x: (Double, Double, Double)
+        let m = model
+        switch solver.minimise(m, f: f, J: J, from: m.unknowns(x: start.x, y: start.y, delta: offset), maxIterations: maxIterations) {
+        case .failure(let reason): return .failure(reason)
+        case .success(let found): x = found
+        }
+        let answer = m.solution(x)
+        let p = Point(answer.x, answer.y)
+        let delta = answer.delta
+        guard p.isFinite, delta.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
+        var cost = 0.0
+        for i in 0..<n { cost += f[i] * f[i] }
+        let (covariance, offsetVariance) = covarianceAtSolution(n: n)
+        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost))
+    }
+
+    /// (JᵀJ)⁻¹ from the Jacobian the solver left in `J`: the position block and, with δ, its variance. Nil when
+    /// JᵀJ is singular to 1e-12 of its scale.
+    private func covarianceAtSolution(n: Int) -> (Covariance2?, Double?) {
+        let p = unknowns
+        var a00 = 0.0, a01 = 0.0, a02 = 0.0, a11 = 0.0, a12 = 0.0, a22 = 0.0
+        for i in 0..<n {
+            let r = J + i * p
+            a00 += r[0] * r[0]; a01 += r[0] * r[1]; a11 += r[1] * r[1]
+            if p == 3 { a02 += r[0] * r[2]; a12 += r[1] * r[2]; a22 += r[2] * r[2] }
+        }
+        if p == 2 {
+            let det = a00 * a11 - a01 * a01
+            guard det > 1e-12 * a00 * a11, det.isFinite else { return (nil, nil) }
+            return (Covariance2(xx: a11 / det, xy: -a01 / det, yy: a00 / det), nil)
+        }
+        // The adjugate's entries the answer needs (the inverse is symmetric).
+        let c00 = a11 * a22 - a12 * a12, c01 = a02 * a12 - a01 * a22, c02 = a01 * a12 - a02 * a11
+        let c11 = a00 * a22 - a02 * a02, c22 = a00 * a11 - a01 * a01
+        let det = a00 * c00 + a01 * c01 + a02 * c02
+        guard det > 1e-12 * a00 * a11 * a22, det.isFinite else { return (nil, nil) }
+        let c = Covariance2(xx: c00 / det, xy: c01 / det, yy: c11 / det)
+        let v = c22 / det
+        return (c.xx >= 0 && c.yy >= 0 ? c : nil, v >= 0 ? v : nil)
+    }
+
+    /// RSSI term i's residual in units of one reading's σ (before robust weighting) at a solution: what an
+    /// IRLS step weighs.
+    package func standardisedRSSIResidual(_ i: Int, at s: Solution) -> Double {
+        let dx = s.position.x - bx[i], dy = s.position.y - by[i]
+        let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+        let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: s.position) ?? 0
+        let m = model
+        return (brssi[i] - m.heardMean(bp0[i] + s.offset - m.halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
+    }
+
+    /// The problem as it stands, frozen for one solve: what solvers evaluate.
+    package var model: FixModel {
+        FixModel(unknowns: unknowns, domain: domain, walls: walls, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
+                 packetLoss: packetLoss, truncated: truncatedMeans,
+                 rssi: (bx, by, bdz, bp0, brssi, bweight, brange, brobust, rssiCount),
+                 ranges: (mx, my, mdz, mdistance, mweight, rangeCount),
+                 censored: (cx, cy, cdz, cp0, cmissed, censoredCount),
+                 bearings: (lx, ly, lheading, lweight, bearingCount),
+                 prior: estimatesOffset ? offsetPrior : nil)
+    }
+
+    /// The residuals at `p` (and δ) as an array (for tests: the Jacobian is checked against finite differences).
+    package func residuals(at p: Point, offset: Double = 0) -> [Double] {
+        let m = model
+        return [Double](unsafeUninitializedCapacity: m.residualCount) { buffer, count in
+            m.residuals(x: p.x, y: p.y, delta: offset, into: buffer.baseAddress!)
+            count = m.residualCount
+        }
+    }
+
+    /// The analytic Jacobian at `p` (and δ), one row (∂/∂x, ∂/∂y[, ∂/∂δ]) per residual (for tests).
+    package func jacobian(at p: Point, offset: Double = 0) -> [[Double]] {
+        let m = model
+        let flat = [Double](unsafeUninitializedCapacity: m.residualCount * unknowns) { buffer, count in
+            m.jacobian(x: p.x, y: p.y, delta: offset, into: buffer.baseAddress!)
+            count = m.residualCount * unknowns
+        }
+        return (0..<m.residualCount).map { Array(flat[$0 * unknowns..<($0 + 1) * unknowns]) }
+    }
+}
+
+/// A ``FixProblem`` frozen for one solve: its terms and settings as values and pointers, so that evaluating the
+/// residuals and the Jacobian — the solvers' inner loop — touches no class state (no exclusivity checks, no
+/// reference counting). Valid while its problem lives and is not changed.
+package struct FixModel {
+    package let unknowns: Int
+    let domain: FixProblem.Domain
+    let walls: WallIndex?
+    let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double
+    let truncated: Bool
+    /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
+    let halfTenNOverLn10: Double
+    let bx, by, bdz, bp0, brssi, bweight, brange, brobust: UnsafeMutablePointer<Double>
+    let rssiCount: Int
+    let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
+    let rangeCount: Int
+    let cx, cy, cdz, cp0, cmissed: UnsafeMutablePointer<Double>
+    let censoredCount: Int
+    let lx, ly, lheading, lweight: [Double]
+    let bearingCount: Int
+    let prior: (mean: Double, sigma: Double)?
+    package let residualCount: Int
+    /// Where the solvers' unknown (0, 0) lies.
+    let originX: Double, originY: Double
+
+    typealias Buffer = UnsafeMutablePointer<Double>
+
+    /// The solvers' third unknown is δ + 10 dB, not δ: their step test is relative to the unknown
+    /// (|step| < 10⁻¹⁰ + 10⁻⁵·|u|), and a δ near 0 dB would be iterated to 10⁻¹⁰ dB, at a linear rate on noisy
+    /// data, for nothing. Shifted, δ stops at 10⁻⁴ dB. (Positions are not shifted: the fixes' equivariance under
+    /// moving the venue's frame, which a test holds to 1 mm, depends on the frame-relative stopping rule.)
+    package static let positionShift = 0.0
+    package static let offsetShift = 10.0
+
+    /// The solvers' unknowns for a position and δ.
+    package func unknowns(x: Double, y: Double, delta: Double) -> (Double, Double, Double) {
+        (x - originX, y - originY, unknowns == 3 ? delta + FixModel.offsetShift : 0)
+    }
+
+    /// The position and δ for the solvers' unknowns.
+    package func solution(_ u: (Double, Double, Double)) -> (x: Double, y: Double, delta: Double) {
+        (u.0 + originX, u.1 + originY, unknowns == 3 ? u.2 - FixModel.offsetShift : 0)
+    }
+
+    /// The residuals at the solvers' unknowns.
+    @inline(__always) package func residuals(unknowns u0: Double, _ u1: Double, _ u2: Double, into out: UnsafeMutablePointer<Double>) {
+        residuals(x: u0 + originX, y: u1 + originY, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
+    }
+
+    /// The Jacobian at the solvers' unknowns (the shift does not change it).
+    @inline(__always) package func jacobian(unknowns u0: Double, _ u1: Double, _ u2: Double, into out: UnsafeMutablePointer<Double>) {
+        jacobian(x: u0 + originX, y: u1 + originY, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
+    }
+
+    init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, exponent: Double, sigma: Double, sensitivity: Double,
+         packetLoss: Double, truncated: Bool,
+         rssi: (Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Int),
+         ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
+         censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
+         bearings: ([Double], [Double], [Double], [Double], Int),
+         prior: (mean: Double, sigma: Double)?) {
+        originX = -FixModel.positionShift; originY = -FixModel.positionShift
+        self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
+        self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.truncated = truncated
+        halfTenNOverLn10 = 5 * exponent / 2.302585092994046
+        (bx, by, bdz, bp0, brssi, bweight, brange, brobust, rssiCount) = rssi
+        (mx, my, mdz, mdistance, mweight, rangeCount) = ranges
+        (cx, cy, cdz, cp0, cmissed, censoredCount) = censored
+        (lx, ly, lheading, lweight, bearingCount) = bearings
+        self.prior = prior
+        residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0)
+    }
+
+    @inline(__always) static func normalCDF(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
+    @inline(__always) static func normalPDF(_ z: Double) -> Double { exp(-0.5 * z * z) / (2 * Double.pi).squareRoot() }
+
+    /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ:
+    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α), α = (S − μ)/σ. Beyond 6σ above the sensitivity, (μ, 1).
+    @inline(__always) func heardMean(_ mu: Double) -> (m: Double, slope: Double) {
+        guard truncated else { return (mu, 1) }
+        let a = min((sensitivity - mu) / sigma, 30)
+        guard a > -6 else { return (mu, 1) }
+        let lambda = FixModel.normalPDF(a) / max(0.5 * erfc(a / 2.0.squareRoot()), 1e-300)
+        return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
+    }
+
+    /// The censored term c at (x, y, δ): its residual and dr/dμ (μ the beacon's mean RSSI).
+    @inline(__always) func censored(_ c: Int, x: Double, y: Double, delta: Double) -> (r: Double, dr: Double, dx: Double, dy: Double, d2: Double) {
+        let dx = x - cx[c], dy = y - cy[c]
+        let d2 = max(dx * dx + dy * dy + cdz[c] * cdz[c], 1e-12)
+        let wallLoss = walls?.loss(from: Point(cx[c], cy[c]), to: Point(x, y)) ?? 0
+        let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
+        let z = (sensitivity - mu) / sigma
+        let miss = max(packetLoss + (1 - packetLoss) * FixModel.normalCDF(z), 1e-300)
+        let r = (-2 * cmissed[c] * log(miss)).squareRoot()
+        // r² = −2k ln m  ⇒  dr/dμ = (k/(r·m))·(1 − loss)·φ(z)/σ
+        let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * FixModel.normalPDF(z) / (r * miss * sigma) : 0
+        return (r, dr, dx, dy, d2)
+    }
+
+    /// Writes the `residualCount` residuals at (x, y, δ) to `out`.
+    package func residuals(x: Double, y: Double, delta: Double, into out: UnsafeMutablePointer<Double>) {
+        let k = halfTenNOverLn10
+        for i in 0..<rssiCount {
+            let dx = x - bx[i], dy = y - by[i]
+            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+            switch domain {
+            case .rssi:
+                // Wall losses are piecewise constant in p: they shift the model, not its derivative.
+                let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                out[i] = (brssi[i] - heardMean(bp0[i] + delta - k * log(d2) - wallLoss).m) * bweight[i] * brobust[i]
+            case .range: out[i] = (d2.squareRoot() - brange[i]) * bweight[i]
+            }
+        }
+        var row = rssiCount
+        for m in 0..<rangeCount {
+            let dx = x - mx[m], dy = y - my[m]
+            out[row] = ((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot() - mdistance[m]) * mweight[m]
+            row += 1
+        }
+        for c in 0..<censoredCount {
+            out[row] = censored(c, x: x, y: y, delta: delta).r
+            row += 1
+        }
+        for b in 0..<bearingCount {
+            let a = lx[b] - x, c = ly[b] - y
+            let bearing = atan2(a, c)
+            var diff = (lheading[b] - bearing).truncatingRemainder(dividingBy: 2 * .pi)
+            if diff > .pi { diff -= 2 * .pi } else if diff <= -.pi { diff += 2 * .pi }
+            out[row] = diff * lweight[b]
+            row += 1
+        }
+        if let prior { out[row] = (delta - prior.mean) / prior.sigma }
+    }
+
+    /// Writes the Jacobian at (x, y, δ) to `out`, row-major, `unknowns` columns.
+    package func jacobian(x: Double, y: Double, delta: Double, into out: UnsafeMutablePointer<Double>) {
+        let c = 2 * halfTenNOverLn10   // 10n/ln 10
+        let p = unknowns
+        let third = p == 3
+        for i in 0..<rssiCount {
+            let dx = x - bx[i], dy = y - by[i]
+            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+            let row = out + i * p
+            switch domain {
+            case .rssi:
+                // ∂/∂x of (rssi − P0 − δ + 10 n log10 d) = 10n/ln10 · dx/d²; ∂/∂δ = −1 (times dm/dμ when truncated)
+                var w = bweight[i] * brobust[i]
+                if truncated {
+                    let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                    w *= heardMean(bp0[i] + delta - halfTenNOverLn10 * log(d2) - wallLoss).slope
+                }
+                row[0] = c * dx / d2 * w
+                row[1] = c * dy / d2 * w
+                if third { row[2] = -w }
+            case .range:
+                let d = d2.squareRoot()
+                row[0] = dx / d * bweight[i]
+                row[1] = dy / d * bweight[i]
+            }
+        }
+        var r = rssiCount
+        for m in 0..<rangeCount {
+            let dx = x - mx[m], dy = y - my[m]
+            let d = max((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot(), 1e-6)
+            let row = out + r * p
+            row[0] = dx / d * mweight[m]
+            row[1] = dy / d * mweight[m]
+            if third { row[2] = 0 }
+            r += 1
+        }
+        for k in 0..<censoredCount {
+            let t = censored(k, x: x, y: y, delta: delta)
+            // μ = P0 + δ − 10 n log10 d − walls: ∂μ/∂x = −c·dx/d², ∂μ/∂δ = 1
+            let row = out + r * p
+            row[0] = -t.dr * c * t.dx / t.d2
+            row[1] = -t.dr * c * t.dy / t.d2
+            if third { row[2] = t.dr }
+            r += 1
+        }
+        for b in 0..<bearingCount {
+            let a = lx[b] - x, e = ly[b] - y
+            let r2 = max(a * a + e * e, 1e-12)
+            // residual = heading − atan2(a, e); ∂atan2/∂x = −e/r², ∂atan2/∂y = a/r²
+            let row = out + r * p
+            row[0] = e / r2 * lweight[b]
+            row[1] = -a / r2 * lweight[b]
+            if third { row[2] = 0 }
+            r += 1
+        }
+        if third, let prior {
+            let row = out + r * p
+            row[0] = 0; row[1] = 0; row[2] = 1 / prior.sigma
+        }
+    }
+}

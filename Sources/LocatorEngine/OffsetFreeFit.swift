@@ -1,0 +1,197 @@
+import LabCore
+
+/// Maximum likelihood with the phone's RSSI offset δ as a third unknown (DESIGN.md, "The field"): the fit
+/// needs no calibration of the phone, only of the beacons.
+///
+///     RSSI_i = P0_i + δ − 10·n·log10 d_i (− walls) + X
+///
+/// (x, y, δ) by Levenberg–Marquardt (GSL's in the lab, ``LevenbergMarquardt`` in the shipped library), bearings
+/// to friezes joining as in the lab's fusion estimator. Started
+/// from the power-weighted centroid with the δ that best fits there.
+///
+/// **Fallback with three beacons and no heading:** three readings fit three unknowns exactly, and the fix
+/// swings with the noise. Then a weak prior δ ~ N(0, ``fallbackPriorSigma``²) — "phones read within about
+/// 10 dB of the calibration phone" — makes the problem over-determined (a MAP estimate), and the fix says so
+/// in nothing but its larger uncertainty. With four or more beacons (or a heading) there is no prior.
+///
+/// The lab's offset-free estimators share this fit: free space, with the venue's walls (multi-start), with a
+/// Huber loss by iteratively reweighted least squares, with censored terms for the beacons of the venue that
+/// were not heard, and learning the phone (the shipped winner).
+package final class OffsetFreeFit {
+    package struct Options {
+        package var walls: Bool
+        package var robust: Bool
+        package var censored: Bool
+        /// Carries what each scan says about δ to the next (``learned``), and models the heard means as truncated
+        /// at the sensitivity (a weak phone's far beacons are heard only when the noise lifts them).
+        package var learns = false
+        package init(walls: Bool, robust: Bool, censored: Bool, learns: Bool = false) {
+            self.walls = walls; self.robust = robust; self.censored = censored; self.learns = learns
+        }
+        /// The tournament's winner and the shipped library's estimator (`offset-learning`): walls in the model,
+        /// the phone learned over the scans.
+        package static let learning = Options(walls: true, robust: false, censored: false, learns: true)
+    }
+
+    /// The phone's offset as learned so far from the scans (a Gaussian: mean and variance, dB and dB²), when
+    /// the fit learns: a one-state Kalman filter. Each fit uses it as a prior on δ; the scan's own evidence on δ
+    /// (the fit's posterior with the prior divided out, in information form) is then its measurement, with a
+    /// variance of at least ``minimumScanVariance`` and Huber-gated against scans whose fix went wrong.
+    package private(set) var learned: (mean: Double, variance: Double)?
+    /// How much δ may wander between scans (the phone turns in the hand), dB² per scan: the posterior never
+    /// becomes certain, so a wrong start is forgotten.
+    package static let offsetDriftPerScan = 0.01
+    /// The learned variance never falls below this, dB² (σ 0.32 dB).
+    package static let learnedVarianceFloor = 0.1
+    /// One scan tells δ to no better than 2 dB, whatever its fit says (walls, body and beacon spread are
+    /// common to the scan's readings), dB².
+    package static let minimumScanVariance = 4.0
+    /// Innovations beyond this many σ are down-weighted (Huber).
+    package static let gate = 2.5
+
+    /// σ of the fallback prior on δ, dB.
+    package static let fallbackPriorSigma = 10.0
+    /// Huber's tuning constant: 95% efficiency under Gaussian noise.
+    package static let huberK = 1.345
+    /// Reweighting passes of the robust fit.
+    package static let robustPasses = 4
+
+    package let venue: Venue
+    package let options: Options
+    package let problem: FixProblem
+    private var scratch: [Point] = []
+    private var starts: [Point] = []
+
+    /// A fit of `venue` with these options whose least squares `solver` minimises.
+    package init(venue: Venue, options: Options, solver: any LeastSquaresSolver) {
+        self.venue = venue
+        self.options = options
+        problem = FixProblem(venue: venue, domain: .rssi, walls: options.walls ? venue.walls : nil, estimatesOffset: true, solver: solver)
+        problem.truncatedMeans = options.learns
+        scratch.reserveCapacity(venue.beaconCount)
+    }
+
+    /// A new phone: forget what was learned (or start from what the app knows about it).
+    package func startDevice(offset known: (mean: Double, sigma: Double)? = nil) {
+        learned = known.map { ($0.mean, $0.sigma * $0.sigma) }
+        varianceFloor = min(OffsetFreeFit.learnedVarianceFloor, known.map { $0.sigma * $0.sigma } ?? .infinity)
+        drift = known == nil ? OffsetFreeFit.offsetDriftPerScan : 0
+    }
+    /// The learned variance's floor and the drift for this phone: an offset the app states keeps the σ it stated.
+    private var varianceFloor = OffsetFreeFit.learnedVarianceFloor
+    private var drift = OffsetFreeFit.offsetDriftPerScan
+
+    /// The fix for one scan: its RSSI readings and headings, and — in the library — distances ranged to beacons,
+    /// which join the same likelihood (they say nothing about δ).
+    package func locate(_ observation: Observation, ranges: [MeasuredRange] = []) -> EstimateOutcome {
+        if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        let obs = observation.beacons
+        let headings = venue.friezes.isEmpty ? [] : observation.headings
+        let heard = obs.count + ranges.count
+        guard heard >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
+        if headings.isEmpty {
+            if ranges.isEmpty {
+                if let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, scratch: &scratch) { return .noFix(reason) }
+            } else {
+                scratch.removeAll(keepingCapacity: true)
+                for o in obs { scratch.append(venue.beaconPositions[o.beacon]) }
+                for r in ranges { scratch.append(venue.beaconPositions[r.beacon]) }
+                if scratch.withUnsafeBufferPointer({ GeometryChecks.areCollinear($0) }) {
+                    return .noFix(.degenerateGeometry("the \(heard) beacons heard or ranged are collinear: the fix and its mirror image fit equally well"))
+                }
+            }
+        }
+        // Starting points: the power-weighted centroid (offset-free; with ranges only, the centroid weighted by
+        // 1/ρ²), and with walls also the strongest beacon pulled 1 m toward it and the identified bearing lines'
+        // intersection.
+        let centroid = obs.isEmpty ? ClosedForm.rangeCentroid(venue: venue, ranges: ranges) : ClosedForm.powerCentroid(venue: venue, beacons: obs)
+        starts.removeAll(keepingCapacity: true)
+        if let centroid { starts.append(centroid) }
+        if headings.contains(where: { $0.frieze != nil }) {
+            let identified = headings.compactMap { h in h.frieze.map { (venue.landmarks[$0].position, h.heading, 1.0) } }
+            if let b = ClosedForm.bearingIntersection(lines: identified) { starts.append(b) }
+        }
+        if options.walls, let centroid, !obs.isEmpty, !venue.walls.isEmpty {
+            let strongest = venue.beaconPositions[obs[0].beacon]
+            let toward = centroid - strongest
+            let d = toward.length
+            if d > 1 { starts.append(strongest + toward / d) }
+        }
+        guard let first = starts.first else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
+
+        problem.reset()
+        problem.addRSSI(obs, venue: venue)
+        for r in ranges {
+            problem.addMeasuredRange(position: venue.beaconPositions[r.beacon], heightOffset: venue.beaconHeightOffset[r.beacon],
+                                     distance: r.distance, sigma: r.sigma)
+        }
+        if options.censored { problem.addCensored(venue: venue, heard: BeaconSet(obs.lazy.map(\.beacon)), advertisements: venue.radio.advertisementsPerWindow) }
+        for h in headings {
+            guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: first, venue: venue) else { continue }
+            problem.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)
+        }
+        // δ needs a prior when the scan cannot tell it: no RSSI at all, or no more terms than unknowns.
+        let fallback: (mean: Double, sigma: Double)? = obs.isEmpty || heard + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
+        // The scan on its own (no learned prior): the fix when nothing is learned yet, and when learning, the
+        // scan's independent measurement of δ — a fit that started from the learned δ could follow its own
+        // mistakes (a wrong fix pulling δ, δ pulling the next fix).
+        problem.offsetPrior = fallback
+        guard var best = bestFit(starts: starts, offset: nil, beacons: obs) else { return .noFix(.solverFailed("no start converged")) }
+        if let learned, !obs.isEmpty {
+            let before = learned
+            if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
+            // The fix: this scan's data with what the earlier scans learned as the prior.
+            problem.offsetPrior = (before.mean, (before.variance + drift).squareRoot())
+            if let informed = bestFit(starts: [best.position], offset: before.mean, beacons: obs) { best = informed }
+        } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
+            learn(from: best.offset, variance: v)
+        }
+        let p = venue.bounds.clamp(best.position)
+        let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
+        var used = BeaconSet(obs.lazy.map(\.beacon))
+        for r in ranges { used.insert(r.beacon) }
+        return .fix(Fix(position: p, uncertainty: best.covariance?.drms, beaconsUsed: used,
+                        frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: best.covariance))
+    }
+
+    /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked.
+    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation]) -> FixProblem.Solution? {
+        var best: FixProblem.Solution?
+        for s in starts {
+            let start = venue.bounds.clamp(s)
+            guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { continue }
+            if options.robust { sol = reweighted(sol) }
+            if best == nil || sol.cost < best!.cost { best = sol }
+            if !options.walls || venue.walls.isEmpty { break }   // the other starts are for wall-crossing ambiguity
+        }
+        return best
+    }
+
+    /// The Kalman update of ``learned`` from one scan's own estimate of δ and its variance.
+    private func learn(from z: Double, variance: Double) {
+        var r = max(variance, OffsetFreeFit.minimumScanVariance)
+        guard let l = learned else { learned = (z, r); return }
+        let p = l.variance + drift
+        let u = abs(z - l.mean) / (p + r).squareRoot()
+        if u > OffsetFreeFit.gate { r *= u / OffsetFreeFit.gate }
+        let k = p / (p + r)
+        learned = (l.mean + k * (z - l.mean), max((1 - k) * p, varianceFloor))
+    }
+
+    /// Huber IRLS: a reading u σ's from the model gets weight min(1, k/|u|); refit; repeat.
+    private func reweighted(_ start: FixProblem.Solution) -> FixProblem.Solution {
+        var sol = start
+        for _ in 0..<OffsetFreeFit.robustPasses {
+            var changed = false
+            for i in 0..<problem.rssiCount {
+                let u = abs(problem.standardisedRSSIResidual(i, at: sol) * problem.sigma * problem.bweight[i])
+                let w = u > OffsetFreeFit.huberK ? (OffsetFreeFit.huberK / u).squareRoot() : 1
+                if abs(w - problem.brobust[i]) > 1e-3 { changed = true }
+                problem.brobust[i] = w
+            }
+            guard changed, case .success(let next) = problem.solve(from: sol.position, offset: sol.offset) else { break }
+            sol = next
+        }
+        return sol
+    }
+}
