@@ -222,16 +222,6 @@ package final class FixProblem {
         return (c.xx >= 0 && c.yy >= 0 ? c : nil, v >= 0 ? v : nil)
     }
 
-    /// RSSI term i's residual in units of one reading's σ (before robust weighting) at a solution: what an
-    /// IRLS step weighs.
-    package func standardisedRSSIResidual(_ i: Int, at s: Solution) -> Double {
-        let dx = s.position.x - bx[i], dy = s.position.y - by[i]
-        let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-        let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: s.position) ?? 0
-        let m = model
-        return (brssi[i] - m.heardMean(bp0[i] + s.offset - m.halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
-    }
-
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {
         FixModel(unknowns: unknowns, domain: domain, walls: walls, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
@@ -284,8 +274,6 @@ package struct FixModel {
     let bearingCount: Int
     let prior: (mean: Double, sigma: Double)?
     package let residualCount: Int
-    /// Where the solvers' unknown (0, 0) lies.
-    let originX: Double, originY: Double
 
     typealias Buffer = UnsafeMutablePointer<Double>
 
@@ -293,27 +281,35 @@ package struct FixModel {
     /// (|step| < 10⁻¹⁰ + 10⁻⁵·|u|), and a δ near 0 dB would be iterated to 10⁻¹⁰ dB, at a linear rate on noisy
     /// data, for nothing. Shifted, δ stops at 10⁻⁴ dB. (Positions are not shifted: the fixes' equivariance under
     /// moving the venue's frame, which a test holds to 1 mm, depends on the frame-relative stopping rule.)
-    package static let positionShift = 0.0
     package static let offsetShift = 10.0
 
     /// The solvers' unknowns for a position and δ.
     package func unknowns(x: Double, y: Double, delta: Double) -> (Double, Double, Double) {
-        (x - originX, y - originY, unknowns == 3 ? delta + FixModel.offsetShift : 0)
+        (x, y, unknowns == 3 ? delta + FixModel.offsetShift : 0)
     }
 
     /// The position and δ for the solvers' unknowns.
     package func solution(_ u: (Double, Double, Double)) -> (x: Double, y: Double, delta: Double) {
-        (u.0 + originX, u.1 + originY, unknowns == 3 ? u.2 - FixModel.offsetShift : 0)
+        (u.0, u.1, unknowns == 3 ? u.2 - FixModel.offsetShift : 0)
+    }
+
+    /// RSSI term i's residual in units of one reading's σ (before robust weighting) at a solution: what an
+    /// IRLS step weighs.
+    package func standardisedRSSIResidual(_ i: Int, at s: FixProblem.Solution) -> Double {
+        let dx = s.position.x - bx[i], dy = s.position.y - by[i]
+        let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+        let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: s.position) ?? 0
+        return (brssi[i] - heardMean(bp0[i] + s.offset - halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
     }
 
     /// The residuals at the solvers' unknowns.
     @inline(__always) package func residuals(unknowns u0: Double, _ u1: Double, _ u2: Double, into out: UnsafeMutablePointer<Double>) {
-        residuals(x: u0 + originX, y: u1 + originY, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
+        residuals(x: u0, y: u1, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
     }
 
     /// The Jacobian at the solvers' unknowns (the shift does not change it).
     @inline(__always) package func jacobian(unknowns u0: Double, _ u1: Double, _ u2: Double, into out: UnsafeMutablePointer<Double>) {
-        jacobian(x: u0 + originX, y: u1 + originY, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
+        jacobian(x: u0, y: u1, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
     }
 
     init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, exponent: Double, sigma: Double, sensitivity: Double,
@@ -323,7 +319,6 @@ package struct FixModel {
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          bearings: ([Double], [Double], [Double], [Double], Int),
          prior: (mean: Double, sigma: Double)?) {
-        originX = -FixModel.positionShift; originY = -FixModel.positionShift
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.truncated = truncated
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046

@@ -18,13 +18,16 @@ package enum GeometryChecks {
 
     package static func areCollinear(_ points: [Point]) -> Bool { points.withUnsafeBufferPointer { areCollinear($0) } }
 
-    /// Why an RSSI fit cannot work on these beacons: nil, or collinear beacons (a fix and its mirror image fit
-    /// equally well).
-    package static func collinearity(venue: Venue, beacons obs: [BeaconObservation], scratch: inout [Point]) -> NoFixReason? {
+    /// Why a fit cannot work on these beacons (heard, and ranged when given): nil, or collinear beacons (a fix and
+    /// its mirror image fit equally well).
+    package static func collinearity(venue: Venue, beacons obs: [BeaconObservation], ranges: [MeasuredRange] = [],
+                                     scratch: inout [Point]) -> NoFixReason? {
         scratch.removeAll(keepingCapacity: true)
         for o in obs { scratch.append(venue.beaconPositions[o.beacon]) }
+        for r in ranges { scratch.append(venue.beaconPositions[r.beacon]) }
         if scratch.withUnsafeBufferPointer({ GeometryChecks.areCollinear($0) }) {
-            return .degenerateGeometry("the \(obs.count) heard beacons are collinear: the fix and its mirror image fit equally well")
+            let which = ranges.isEmpty ? "heard beacons" : "beacons heard or ranged"
+            return .degenerateGeometry("the \(scratch.count) \(which) are collinear: the fix and its mirror image fit equally well")
         }
         return nil
     }

@@ -89,17 +89,8 @@ package final class OffsetFreeFit {
         let headings = venue.friezes.isEmpty ? [] : observation.headings
         let heard = obs.count + ranges.count
         guard heard >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
-        if headings.isEmpty {
-            if ranges.isEmpty {
-                if let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, scratch: &scratch) { return .noFix(reason) }
-            } else {
-                scratch.removeAll(keepingCapacity: true)
-                for o in obs { scratch.append(venue.beaconPositions[o.beacon]) }
-                for r in ranges { scratch.append(venue.beaconPositions[r.beacon]) }
-                if scratch.withUnsafeBufferPointer({ GeometryChecks.areCollinear($0) }) {
-                    return .noFix(.degenerateGeometry("the \(heard) beacons heard or ranged are collinear: the fix and its mirror image fit equally well"))
-                }
-            }
+        if headings.isEmpty, let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, ranges: ranges, scratch: &scratch) {
+            return .noFix(reason)
         }
         // Starting points: the power-weighted centroid (offset-free; with ranges only, the centroid weighted by
         // 1/ρ²), and with walls also the strongest beacon pulled 1 m toward it and the identified bearing lines'
@@ -183,8 +174,9 @@ package final class OffsetFreeFit {
         var sol = start
         for _ in 0..<OffsetFreeFit.robustPasses {
             var changed = false
+            let model = problem.model
             for i in 0..<problem.rssiCount {
-                let u = abs(problem.standardisedRSSIResidual(i, at: sol) * problem.sigma * problem.bweight[i])
+                let u = abs(model.standardisedRSSIResidual(i, at: sol) * problem.sigma * problem.bweight[i])
                 let w = u > OffsetFreeFit.huberK ? (OffsetFreeFit.huberK / u).squareRoot() : 1
                 if abs(w - problem.brobust[i]) > 1e-3 { changed = true }
                 problem.brobust[i] = w
