@@ -101,7 +101,12 @@ package final class FixProblem {
         packetLoss = venue.radio.packetLoss
     }
 
+    /// Scratch for ``likelihoodRegion(_:covariance:threshold:)``: residuals at trial points.
+    private var trial: UnsafeMutablePointer<Double>?
+    private var trialCapacity = 0
+
     deinit {
+        trial?.deallocate()
         bx.deallocate()   // the block all term buffers live in
         f.deallocate()
         J.deallocate()
@@ -222,6 +227,77 @@ package final class FixProblem {
         return (c.xx >= 0 && c.yy >= 0 ? c : nil, v >= 0 ? v : nil)
     }
 
+    /// The 95%-style region of a solution, widened where the likelihood is flatter than its linearisation says.
+    ///
+    /// The linearised covariance C = (JᵀJ)⁻¹ describes the likelihood near the fix; RSSI is logarithmic in
+    /// distance, so away from it the likelihood often falls more slowly (toward the far side of a beacon, out of
+    /// the beacons' hull), and the linear ellipse misses the truth more often than it says. Along each principal
+    /// axis of C, both ways, this walks out to where −2 log-likelihood (δ profiled out) has risen by
+    /// `threshold` — the likelihood-ratio interval — and keeps the larger of that and the linear half-length
+    /// √(threshold)·σ_axis. The result is the covariance whose `threshold` ellipse has those half-lengths.
+    /// Residuals only (δ profiled by one exact Gauss–Newton step: the model is linear in δ up to truncation).
+    /// The walk stops at the edge of `bounds` (where the phone can be): with δ unknown, far outside the venue —
+    /// every beacon about equally distant — can fit nearly as well as the fix.
+    package func likelihoodRegion(_ s: Solution, covariance c: Covariance2, threshold: Double, within bounds: Rect? = nil) -> Covariance2 {
+        let m = model
+        let n = m.residualCount
+        if trial == nil || trialCapacity < 2 * n {
+            trial?.deallocate()
+            trialCapacity = 2 * max(n, capacity)
+            trial = .allocate(capacity: trialCapacity)
+        }
+        let r = trial!, g = trial! + n
+        let floor = s.cost
+        // −2 log L at p, δ profiled.
+        func cost(_ p: Point) -> Double {
+            m.residuals(x: p.x, y: p.y, delta: s.offset, into: r)
+            var rr = 0.0
+            for i in 0..<n { rr += r[i] * r[i] }
+            guard m.unknowns == 3 else { return rr }
+            m.residuals(x: p.x, y: p.y, delta: s.offset + 1, into: g)
+            var rg = 0.0, gg = 0.0
+            for i in 0..<n { let d = g[i] - r[i]; rg += r[i] * d; gg += d * d }
+            return gg > 0 ? rr - rg * rg / gg : rr
+        }
+        // Principal axes of C.
+        let mean = (c.xx + c.yy) / 2, half = ((c.xx - c.yy) * (c.xx - c.yy) / 4 + c.xy * c.xy).squareRoot()
+        let l1 = mean + half, l2 = max(mean - half, 0)
+        let angle = 0.5 * atan2(2 * c.xy, c.xx - c.yy)
+        let u1 = Point(cos(angle), sin(angle)), u2 = Point(-sin(angle), cos(angle))
+        let k = threshold.squareRoot()
+        var widened: [Double] = [l1, l2]
+        for (a, (axis, lambda)) in [(u1, l1), (u2, l2)].enumerated() where lambda > 0 {
+            let linear = k * lambda.squareRoot()
+            var longest = linear
+            for sign in [1.0, -1.0] {
+                let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: s.position, along: axis * sign) } ?? .infinity
+                guard edge > linear else { continue }   // the venue ends first: the linear length stands
+                // Double out from the linear half-length until the cost has risen by `threshold` (at most 8×, and
+                // not past the venue's edge), then bisect.
+                var lo = 0.0, hi = linear
+                var found = false
+                for _ in 0..<4 {
+                    if cost(s.position + axis * (sign * hi)) - floor >= threshold { found = true; break }
+                    lo = hi
+                    if hi >= edge { break }
+                    hi = min(2 * hi, edge)
+                }
+                guard found else { longest = max(longest, hi); continue }
+                guard lo > 0 else { continue }   // already steeper than linear at the linear length: keep linear
+                for _ in 0..<4 {
+                    let mid = (lo + hi) / 2
+                    if cost(s.position + axis * (sign * mid)) - floor >= threshold { hi = mid } else { lo = mid }
+                }
+                longest = max(longest, hi)
+            }
+            widened[a] = longest * longest / threshold
+        }
+        // C' = λ1' u1u1ᵀ + λ2' u2u2ᵀ
+        let (a1, a2) = (widened[0], widened[1])
+        return Covariance2(xx: a1 * u1.x * u1.x + a2 * u2.x * u2.x, xy: a1 * u1.x * u1.y + a2 * u2.x * u2.y,
+                           yy: a1 * u1.y * u1.y + a2 * u2.y * u2.y)
+    }
+
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {
         FixModel(unknowns: unknowns, domain: domain, walls: walls, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
@@ -282,6 +358,14 @@ package struct FixModel {
     /// data, for nothing. Shifted, δ stops at 10⁻⁴ dB. (Positions are not shifted: the fixes' equivariance under
     /// moving the venue's frame, which a test holds to 1 mm, depends on the frame-relative stopping rule.)
     package static let offsetShift = 10.0
+
+    /// How far from `p` (inside `r`) the ray along `u` leaves `r`, metres (0 when p is outside).
+    static func distanceToEdge(of r: Rect, from p: Point, along u: Point) -> Double {
+        var t = Double.infinity
+        if u.x > 1e-12 { t = min(t, (r.maxX - p.x) / u.x) } else if u.x < -1e-12 { t = min(t, (r.minX - p.x) / u.x) }
+        if u.y > 1e-12 { t = min(t, (r.maxY - p.y) / u.y) } else if u.y < -1e-12 { t = min(t, (r.minY - p.y) / u.y) }
+        return max(t, 0)
+    }
 
     /// The solvers' unknowns for a position and δ.
     package func unknowns(x: Double, y: Double, delta: Double) -> (Double, Double, Double) {

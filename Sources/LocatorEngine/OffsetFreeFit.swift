@@ -1,4 +1,5 @@
 import LabCore
+import Foundation
 
 /// Maximum likelihood with the phone's RSSI offset δ as a third unknown (DESIGN.md, "The field"): the fit
 /// needs no calibration of the phone, only of the beacons.
@@ -60,6 +61,8 @@ package final class OffsetFreeFit {
     package let options: Options
     package let problem: FixProblem
     private var scratch: [Point] = []
+    /// The other starts' minima of the last ``bestFit(starts:offset:beacons:)`` (position, cost).
+    private var alternatives: [(position: Point, cost: Double)] = []
     private var starts: [Point] = []
 
     /// A fit of `venue` with these options whose least squares `solver` minimises.
@@ -128,6 +131,7 @@ package final class OffsetFreeFit {
         // mistakes (a wrong fix pulling δ, δ pulling the next fix).
         problem.offsetPrior = fallback
         guard var best = bestFit(starts: starts, offset: nil, beacons: obs) else { return .noFix(.solverFailed("no start converged")) }
+        let rivals = alternatives
         if let learned, !obs.isEmpty {
             let before = learned
             if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
@@ -138,25 +142,64 @@ package final class OffsetFreeFit {
             learn(from: best.offset, variance: v)
         }
         let p = venue.bounds.clamp(best.position)
+        // The shipped fit states an honest region; the lab's other offset-free fits keep the linearised covariance.
+        let covariance = options.learns ? best.covariance.map { statedCovariance(best, linear: $0, rivals: rivals) } : best.covariance
         let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
         var used = BeaconSet(obs.lazy.map(\.beacon))
         for r in ranges { used.insert(r.beacon) }
-        return .fix(Fix(position: p, uncertainty: best.covariance?.drms, beaconsUsed: used,
-                        frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: best.covariance))
+        return .fix(Fix(position: p, uncertainty: covariance?.drms, beaconsUsed: used,
+                        frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
     }
 
     /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked.
     private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation]) -> FixProblem.Solution? {
         var best: FixProblem.Solution?
+        alternatives.removeAll(keepingCapacity: true)
         for s in starts {
             let start = venue.bounds.clamp(s)
             guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { continue }
             if options.robust { sol = reweighted(sol) }
+            if let b = best { alternatives.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
             if best == nil || sol.cost < best!.cost { best = sol }
             if !options.walls || venue.walls.isEmpty { break }   // the other starts are for wall-crossing ambiguity
         }
         return best
     }
+
+    /// How much larger the residuals run than the radio model's σ says, learned over the scans as
+    /// s² = (ν₀ + Σ λᵏ costₖ) / (ν₀ + Σ λᵏ dofₖ): the cost and degrees of freedom of recent scans, with
+    /// ``scalePriorDegrees`` degrees of freedom at 1 and a memory of ``scaleMemory`` per scan. What the model
+    /// leaves out — beacons that differ from their calibration, the body, multipath — shows up here, so the
+    /// stated uncertainty grows with it. Never below 1. Kept across phones: it describes the venue.
+    package var residualScale: Double { max((OffsetFreeFit.scalePriorDegrees + scaleCost) / (OffsetFreeFit.scalePriorDegrees + scaleDegrees), 1) }
+    private var scaleCost = 0.0, scaleDegrees = 0.0
+    package static let scalePriorDegrees = 5.0
+    package static let scaleMemory = 0.98
+
+    /// The covariance a fix states: the linearised one widened to the likelihood-ratio region
+    /// (``FixProblem/likelihoodRegion(_:covariance:threshold:)``) at the 95% level scaled by ``residualScale``;
+    /// then this scan's cost joins the learned scale.
+    private func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2, rivals: [(position: Point, cost: Double)]) -> Covariance2 {
+        let scale = residualScale
+        let dof = problem.residualCount - problem.unknowns
+        if dof > 0, s.cost.isFinite {
+            scaleCost = OffsetFreeFit.scaleMemory * scaleCost + s.cost
+            scaleDegrees = OffsetFreeFit.scaleMemory * scaleDegrees + Double(dof)
+        }
+        let threshold = OffsetFreeFit.chiSquare95 * scale
+        let region = problem.likelihoodRegion(s, covariance: linear, threshold: threshold, within: venue.bounds)
+        var c = Covariance2(xx: region.xx * scale, xy: region.xy * scale, yy: region.yy * scale)
+        // Another minimum the data cannot rule out (within the threshold of this one's cost, e.g. the other side
+        // of a wall) joins the region: C + v vᵀ/χ² holds the point at v inside its ellipse (Sherman–Morrison).
+        for r in rivals where r.cost - s.cost < threshold {
+            let v = r.position - s.position
+            c = Covariance2(xx: c.xx + v.x * v.x / OffsetFreeFit.chiSquare95, xy: c.xy + v.x * v.y / OffsetFreeFit.chiSquare95,
+                            yy: c.yy + v.y * v.y / OffsetFreeFit.chiSquare95)
+        }
+        return c
+    }
+    /// χ² with 2 degrees of freedom at 95%.
+    package static let chiSquare95 = 5.991464547107979
 
     /// The Kalman update of ``learned`` from one scan's own estimate of δ and its variance.
     private func learn(from z: Double, variance: Double) {

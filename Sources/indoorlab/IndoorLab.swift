@@ -25,5 +25,5 @@ struct IndoorLab: ParsableCommand {
           2   bad input (the file, line and field are named)
           64  a wrong option
         """,
-        subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Bench.self])
+        subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Coverage.self, Bench.self])
 }

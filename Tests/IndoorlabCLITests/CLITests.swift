@@ -286,3 +286,30 @@ func temporaryDirectory() throws -> URL {
         #expect(Set((d.platforms ?? []).map(\.name)).isSuperset(of: ["ios", "macos", "watchos", "tvos", "visionos"]))
     }
 }
+
+/// An app package outside the repository, depending on the IndoorLocator product by path, builds and runs with
+/// no C library beyond the Swift toolchain: `scripts/app-package-check` hides GSL's and PLplot's headers (a
+/// private mount namespace, as root — CI is) and pkg-config, builds, runs the app, and fails if the app links
+/// libgsl, libplplot, libsqlite3 or libyaml or if any lab target or Yams was compiled for it.
+@Suite struct AppPackageTests {
+    @Test func anAppOutsideTheRepositoryBuildsWithoutCLibraries() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("indoorlocator-app-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let p = Process()
+        p.executableURL = root.appendingPathComponent("scripts/app-package-check")
+        p.arguments = [work.path]
+        let log = work.appendingPathExtension("log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        p.waitUntilExit()
+        let text = String(decoding: try Data(contentsOf: log), as: UTF8.self)
+        #expect(p.terminationStatus == 0, "\(text.suffix(3000))")
+        #expect(text.contains("located 5.00 5.00"))
+        #expect(text.contains("app-package-check: ok"))
+        if getuid() == 0 { #expect(text.contains("headers hidden")) }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import LabCore
+import LabSimulation
+import LabEstimators
+
+/// How often an estimator's stated uncertainty holds the truth: the share of fixes whose 95% ellipse (from the
+/// fix's covariance, χ²₂ quantile) contains the true position. An honest ellipse holds it in about 95% of fixes;
+/// fewer means the estimator is overconfident, more that it is timid.
+///
+/// One row per scenario, condition and shadowing correlation; the epochs are the tournament's (walks and the
+/// static grid, each walk and grid pass a new phone), so the learned device offset is part of what is judged.
+public struct CoverageRow: Sendable, Codable, Hashable {
+    public var scenario: String
+    public var condition: SimulationCondition
+    /// Gudmundson decorrelation distance of the shadowing, metres; nil = independent draws.
+    public var correlationDistance: Double?
+    /// Fixes that stated an ellipse.
+    public var fixes: Int
+    /// Of them, the fixes whose ellipse contains the truth.
+    public var inside: Int
+    /// Fixes without a stated ellipse (degenerate geometry).
+    public var withoutEllipse: Int
+    /// Median semi-major axis of the stated ellipses, metres.
+    public var medianSemiMajor: Double
+    /// The factor the covariances would need to be multiplied by for exactly 95% coverage: the 95th
+    /// percentile of the squared Mahalanobis distances over χ²₂(0.95). Above 1: overconfident.
+    public var neededScale: Double
+
+    /// inside / fixes.
+    public var coverage: Double { fixes > 0 ? Double(inside) / Double(fixes) : .nan }
+}
+
+public enum UncertaintyCoverage {
+    /// The confidence the ellipses are stated at.
+    public static let level = 0.95
+    /// χ² with 2 degrees of freedom at ``level``: −2 ln(1 − level) = 5.991.
+    public static var chiSquare: Double { -2 * log(1 - level) }
+
+    /// The correlation distance "with correlation" uses when the scenario sets none, metres: a few metres is what
+    /// indoor shadowing measurements report (Gudmundson's model fitted indoors gives 1–5 m; see DESIGN.md).
+    public static let defaultCorrelationDistance = 3.0
+
+    /// Coverage of `estimator` on `scenario` in `condition`, with the shadowing correlation replaced by
+    /// `correlationDistance` (nil = independent draws), over `seeds`. Seeds run on all cores.
+    public static func measure(scenario: Scenario, condition: SimulationCondition, correlationDistance: Double?,
+                               seeds: [UInt64], estimator: EstimatorKind = .shipped) -> CoverageRow {
+        var changed = scenario
+        changed.radio.correlationDistance = correlationDistance
+        let s = changed
+        let tournament = Tournament(scenarios: [s], seeds: seeds, estimators: [estimator], conditions: [condition])
+        let slots = ResultSlots<(inside: Int, fixes: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
+        DispatchQueue.concurrentPerform(iterations: seeds.count) { j in
+            let venue = Tournament.venue(scenario: s, condition: condition, seed: seeds[j], survey: estimator.inputs.uses.contains(.survey))
+            let est = estimator.make(venue: venue)
+            var inside = 0, fixes = 0, without = 0
+            var axes: [Double] = [], d2s: [Double] = []
+            let epochs = tournament.epochs(scenario: s, condition: condition, seed: seeds[j])
+            for (k, e) in epochs.enumerated() {
+                if k == 0 || epochs[k - 1].walk != e.walk { est.startDevice() }
+                let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
+                guard case .fix(let fix) = est.locate(o) else { continue }
+                guard let c = fix.covariance, let d2 = mahalanobisSquared(fix.position - e.truth, c) else { without += 1; continue }
+                fixes += 1
+                if d2 <= chiSquare { inside += 1 }
+                axes.append(semiMajor(c)); d2s.append(d2)
+            }
+            slots.set(j, [(inside, fixes, without, axes, d2s)])
+        }
+        let all = slots.all.flatMap { $0 }
+        return CoverageRow(scenario: scenario.name, condition: condition, correlationDistance: correlationDistance,
+                           fixes: all.reduce(0) { $0 + $1.fixes }, inside: all.reduce(0) { $0 + $1.inside },
+                           withoutEllipse: all.reduce(0) { $0 + $1.without },
+                           medianSemiMajor: SortedSample(all.flatMap(\.axes)).quantile(0.5),
+                           neededScale: SortedSample(all.flatMap(\.d2)).quantile(level) / chiSquare)
+    }
+
+    /// eᵀ C⁻¹ e; nil when C is not positive definite.
+    static func mahalanobisSquared(_ e: Point, _ c: Covariance2) -> Double? {
+        let det = c.xx * c.yy - c.xy * c.xy
+        guard det > 0, c.xx > 0, det.isFinite else { return nil }
+        return (c.yy * e.x * e.x - 2 * c.xy * e.x * e.y + c.xx * e.y * e.y) / det
+    }
+
+    /// The 95% ellipse's semi-major axis, metres.
+    static func semiMajor(_ c: Covariance2) -> Double {
+        let mean = (c.xx + c.yy) / 2, d = ((c.xx - c.yy) * (c.xx - c.yy) / 4 + c.xy * c.xy).squareRoot()
+        return (chiSquare * (mean + d)).squareRoot()
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import LabCore
+import LabScenarioIO
+import LabEstimators
+import LabEvaluation
+
+struct Coverage: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check the stated uncertainty: how often the 95% ellipse holds the truth.",
+        discussion: """
+        Runs an estimator (default: the shipped one) over the tournament's epochs of each scenario, in each
+        condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson),
+        and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about
+        95% of fixes: the IndoorLocator library's target is 93–97%.
+        Example: indoorlab coverage --seeds 5 --conditions ideal,field
+        """)
+
+    @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
+    var scenarios: [String] = []
+
+    @Option(help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed).")
+    var seeds: Int = 5
+
+    @Option(help: "First seed.")
+    var seed: UInt64 = 1
+
+    @Option(help: "The estimator whose ellipses are checked (default: the shipped one).", transform: EstimatorList.parse)
+    var estimator: [EstimatorKind] = [.shipped]
+
+    @Option(help: "Comma-separated conditions (ideal, field).", transform: Compare.parseConditions)
+    var conditions: [SimulationCondition] = [.ideal, .field]
+
+    @Option(help: "Decorrelation distance of the correlated-shadowing runs, metres.")
+    var correlation: Double = UncertaintyCoverage.defaultCorrelationDistance
+
+    @Flag(help: "Print the table as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be between 1 and 10000") }
+        guard correlation > 0, correlation.isFinite else { throw ValidationError("--correlation must be a positive number of metres") }
+        guard estimator.count == 1 else { throw ValidationError("--estimator takes exactly one estimator") }
+        guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
+    }
+
+    func run() throws {
+        let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
+        guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
+        let loaded = try paths.map { try loadScenario($0) }
+        let seedList = (0..<seeds).map { seed &+ UInt64($0) }
+        let correlations: [Double?] = [nil, correlation]
+        let progress = Progress("coverage", total: loaded.count * conditions.count * correlations.count)
+        var rows: [CoverageRow] = []
+        for s in loaded {
+            for c in conditions {
+                for d in correlations {
+                    rows.append(UncertaintyCoverage.measure(scenario: s, condition: c, correlationDistance: d, seeds: seedList, estimator: estimator[0]))
+                    progress.advance(detail: c.label(s.name))
+                }
+            }
+        }
+        if json {
+            try writeOutput(jsonString(CoverageReport(estimator: estimator[0].rawValue, level: UncertaintyCoverage.level, seeds: seedList, rows: rows)), to: nil)
+            return
+        }
+        print("# \(estimator[0].rawValue): share of fixes whose 95% ellipse holds the truth (seeds \(seedList.first!)–\(seedList.last!))")
+        let header = ["scenario", "condition", "shadowing", "fixes", "coverage", "median semi-major", "scale for 95%"]
+        let body = rows.map { r in
+            [r.scenario, r.condition.rawValue, r.correlationDistance.map { String(format: "correlated %g m", $0) } ?? "independent",
+             "\(r.fixes)", String(format: "%.1f%%", 100 * r.coverage), String(format: "%.2f m", r.medianSemiMajor), String(format: "%.2f", r.neededScale)]
+        }
+        let widths = header.indices.map { c in ([header] + body).map { $0[c].count }.max()! }
+        for line in [header] + body {
+            print(line.indices.map { c in c < 3 ? line[c].padding(toLength: widths[c], withPad: " ", startingAt: 0)
+                                             : String(repeating: " ", count: widths[c] - line[c].count) + line[c] }.joined(separator: "  "))
+        }
+        for c in conditions {
+            for d in correlations {
+                let cell = rows.filter { $0.condition == c && $0.correlationDistance == d }
+                let pooled = cell.reduce((0, 0)) { ($0.0 + $1.inside, $0.1 + $1.fixes) }
+                print(String(format: "# %@, %@: %.1f%% of %d fixes", c.rawValue, d.map { String(format: "correlated %g m", $0) } ?? "independent",
+                             100 * Double(pooled.0) / Double(max(pooled.1, 1)), pooled.1))
+            }
+        }
+    }
+}
+
+struct CoverageReport: Encodable {
+    var estimator: String
+    var level: Double
+    var seeds: [UInt64]
+    var rows: [CoverageRow]
+}
