@@ -10,3 +10,4 @@
 #include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_multifit.h>

@@ -55,6 +55,57 @@ public struct PathLossFit: Sendable, Hashable, Codable {
     }
 }
 
+/// One wall material's loss per crossing, fitted jointly with P0 and n:
+///
+///     RSSI = P0 − n·10·log10(d) − Σ_m L_m · k_m + ε      (k_m: walls of material m crossed)
+///
+/// by GSL's `gsl_multifit_linear` (design columns 1, 10·log10 d, −k_1, …), standard errors from its covariance
+/// (which, like `gsl_fit_linear`'s, GSL scales by the residual variance χ²/(N − p)).
+public struct MaterialLossFit: Sendable, Hashable, Codable {
+    public var material: String
+    /// dB per wall crossed, and its standard error.
+    public var loss: Double
+    public var lossError: Double
+    /// Samples whose path crosses at least one wall of this material.
+    public var samples: Int
+}
+
+extension PathLossFit {
+    /// The joint fit of P0, n and one loss per material; `crossings[i][m]` counts the walls of material m
+    /// sample i crosses. - Throws: ``CalibrationError`` when the design is rank-deficient or GSL fails.
+    static func fit(x: [Double], y: [Double], crossings: [[Int]], materials: [String]) throws -> (PathLossFit, [MaterialLossFit]) {
+        _ = gslErrorHandlerOff
+        let n = x.count, m = materials.count, p = 2 + m
+        guard n > p else { throw CalibrationError("need more than \(p) samples to fit P0, n and \(m) wall losses, have \(n)") }
+        guard let X = gsl_matrix_alloc(n, p), let yv = gsl_vector_alloc(n), let c = gsl_vector_alloc(p),
+              let cov = gsl_matrix_alloc(p, p), let work = gsl_multifit_linear_alloc(n, p) else {
+            throw CalibrationError("cannot allocate GSL's workspace for \(n) samples")
+        }
+        defer { gsl_matrix_free(X); gsl_vector_free(yv); gsl_vector_free(c); gsl_matrix_free(cov); gsl_multifit_linear_free(work) }
+        for i in 0..<n {
+            gsl_matrix_set(X, i, 0, 1)
+            gsl_matrix_set(X, i, 1, x[i])
+            for j in 0..<m { gsl_matrix_set(X, i, 2 + j, -Double(crossings[i][j])) }
+            gsl_vector_set(yv, i, y[i])
+        }
+        var chisq = 0.0
+        let status = gsl_multifit_linear(X, yv, c, cov, &chisq, work)
+        guard status == GSL_SUCCESS else { throw CalibrationError("gsl_multifit_linear failed (status \(status))") }
+        let s2 = chisq / Double(n - p)
+        func se(_ k: Int) -> Double { gsl_matrix_get(cov, k, k).squareRoot() }
+        let values = (0..<p).map { gsl_vector_get(c, $0) }
+        guard values.allSatisfy(\.isFinite) else { throw CalibrationError("the joint fit is not finite (are two materials always crossed together?)") }
+        let dMin = pow(10, (x.min() ?? 0) / 10), dMax = pow(10, (x.max() ?? 0) / 10)
+        let base = PathLossFit(p0: values[0], p0Error: se(0), exponent: -values[1], exponentError: se(1),
+                               covariance: -gsl_matrix_get(cov, 0, 1), sigma: s2.squareRoot(), samples: n,
+                               minDistance: dMin, maxDistance: dMax)
+        let losses = materials.enumerated().map { j, name in
+            MaterialLossFit(material: name, loss: values[2 + j], lossError: se(2 + j), samples: crossings.reduce(0) { $0 + ($1[j] > 0 ? 1 : 0) })
+        }
+        return (base, losses)
+    }
+}
+
 /// The fit cannot be made (too few samples, no spread in distance).
 public struct CalibrationError: Error, Sendable, CustomStringConvertible, Equatable {
     public var message: String
@@ -68,6 +119,10 @@ public struct CalibrationSample: Sendable, Hashable {
     /// Distance between beacon and device, metres (3-D when heights are known), at least 0.1 m.
     public var distance: Double
     public var rssi: Double
+    /// Walls crossed on the way, per fitted material (``Calibration/materials`` order); empty without any.
+    public var crossings: [Int] = []
+    /// The loss of walls crossed whose loss is not fitted (no material, or one too rarely crossed), dB.
+    public var fixedLoss = 0.0
     /// 10·log10(distance).
     public var x: Double { 10 * log10(distance) }
 }
@@ -93,8 +148,13 @@ public struct Calibration: Sendable {
     public var samples: [CalibrationSample]
     /// Whether distances are 3-D (beacon heights and device height known).
     public var threeDimensional: Bool
+    /// Wall losses fitted jointly with the global P0 and n, one per material crossed by at least
+    /// ``minimumMaterialSamples`` samples' paths (empty when the recording has no walls with a material).
+    public var materials: [MaterialLossFit] = []
 
     public static let minimumBeaconSamples = 10
+    /// A material's loss is fitted when at least this many samples' paths cross one of its walls.
+    public static let minimumMaterialSamples = 30
     /// Distances below this are clamped: log10 of zero is not a number, and the law does not hold that close.
     public static let minimumDistance = 0.1
 
@@ -103,6 +163,7 @@ public struct Calibration: Sendable {
     /// height of the radio model); beacons without a height are taken to be at the device's height.
     public static func samples(_ r: Recording) -> (samples: [CalibrationSample], threeDimensional: Bool) {
         let venue = r.venue
+        let materials = Calibration.materials(r)
         let builder = EpochBuilder(venue: venue.venue)
         let lookup = EpochBuilder.TruthLookup(r, builder: builder)
         var out: [CalibrationSample] = []
@@ -118,10 +179,20 @@ public struct Calibration: Sendable {
                 threeD = true
             }
             let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
-            out.append(CalibrationSample(beacon: s.beacon, distance: d, rssi: s.rssi))
+            var sample = CalibrationSample(beacon: s.beacon, distance: d, rssi: s.rssi)
+            if !venue.walls.isEmpty {
+                sample.crossings = [Int](repeating: 0, count: materials.count)
+                for w in venue.walls where w.segment.intersects(b.position, truth.position) {
+                    if let m = w.material, let j = materials.firstIndex(of: m) { sample.crossings[j] += 1 } else { sample.fixedLoss += w.loss }
+                }
+            }
+            out.append(sample)
         }
         return (out, threeD)
     }
+
+    /// The materials of `r`'s walls, sorted.
+    static func materials(_ r: Recording) -> [String] { Array(Set(r.venue.walls.compactMap(\.material))).sorted() }
 
     /// Fits the whole recording and, when `perBeacon`, each beacon with enough samples.
     public init(_ r: Recording, perBeacon: Bool = true) throws {
@@ -131,7 +202,19 @@ public struct Calibration: Sendable {
         guard !samples.isEmpty else {
             throw CalibrationError("no RSSI sample has a ground-truth position (truth and readings must share scan windows)")
         }
-        global = try PathLossFit.fit(x: samples.map(\.x), y: samples.map(\.rssi))
+        // Materials crossed often enough get a loss in the joint fit; the others keep their stored loss.
+        let all = Calibration.materials(r)
+        let fitted = all.indices.filter { j in samples.reduce(0) { $0 + (($1.crossings.isEmpty ? 0 : $1.crossings[j]) > 0 ? 1 : 0) } >= Calibration.minimumMaterialSamples }
+        let storedLoss = Dictionary(r.venue.walls.compactMap { w in w.material.map { ($0, w.loss) } }, uniquingKeysWith: { a, _ in a })
+        let y = samples.map { s in
+            s.rssi + s.fixedLoss + all.indices.filter { !fitted.contains($0) }.reduce(0.0) { acc, j in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[j]) * (storedLoss[all[j]] ?? 0) }
+        }
+        if fitted.isEmpty {
+            global = try PathLossFit.fit(x: samples.map(\.x), y: y)
+        } else {
+            (global, materials) = try PathLossFit.fit(x: samples.map(\.x), y: y, crossings: samples.map { s in fitted.map { s.crossings[$0] } },
+                                                      materials: fitted.map { all[$0] })
+        }
         beacons = []
         skippedBeacons = []
         guard perBeacon else { return }
@@ -162,5 +245,7 @@ extension RadioFit {
         }
         self.init(p0: r(c.global.p0), exponent: r(c.global.exponent, 3), sigma: r(c.global.sigma),
                   beaconP0: Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, r($0.p0AtGlobalExponent)) }), fittedOn: fittedOn)
+        // A loss below 0 dB is noise around none: stored as 0.
+        if !c.materials.isEmpty { materialLoss = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, r(max($0.loss, 0))) }) }
     }
 }

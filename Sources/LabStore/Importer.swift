@@ -26,6 +26,9 @@ public struct ImportOptions: Sendable {
     public var scenario: Scenario?
     /// uji: which of the three Tx power settings to import, dBm: −4, −12 or −20.
     public var txPower: Int
+    /// uji: also import the obstacle polygons (`obs/<zone>.csv`: shelves and pillars) as walls, one per polygon
+    /// edge, material `shelf` or `pillar`, at 0 dB until `calibrate --apply` fits each material's loss.
+    public var obstacles = false
     /// danis: the configuration directory (tetam.dev, tetam.par); default `../cnf` next to the first track.
     public var configDirectory: String?
     public var created: Date

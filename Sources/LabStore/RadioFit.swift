@@ -11,6 +11,8 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public var sigma: Double
     /// Each beacon's P0 at the global exponent, by beacon id.
     public var beaconP0: [String: Double]
+    /// Each wall material's loss per crossing, dB, when the fit had walls with materials (nil in older files).
+    public var materialLoss: [String: Double]?
     /// Where it was fitted (the recording's name).
     public var fittedOn: String
 
@@ -24,6 +26,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
         var v = venue
         v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
+        if let materialLoss {
+            for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }
+        }
         return v
     }
 
@@ -42,6 +47,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
         guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
         for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
             throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")
+        }
+        for (m, v) in (fit.materialLoss ?? [:]).sorted(by: { $0.key < $1.key }) where !(v.isFinite && v >= 0) {
+            throw InputError(file: path, field: "materialLoss.\(m)", "expected a loss ≥ 0 dB, found \(v)")
         }
         return fit
     }

@@ -135,12 +135,16 @@ public enum RecordingStore {
 
     /// Replaces the radio model's P0, exponent and σ and, when given, the per-beacon P0 (by beacon id),
     /// in one transaction.
-    public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:]) throws {
+    public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:],
+                                   materialLoss: [String: Double] = [:]) throws {
         try withDatabase(path: path, writable: true) { db in
             try db.inTransaction {
                 try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
                 for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
                     try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
+                }
+                for (m, v) in materialLoss.sorted(by: { $0.key < $1.key }) {
+                    try db.execute(sql: "UPDATE walls SET loss = ? WHERE material = ?", arguments: [v, m])
                 }
                 return .commit
             }

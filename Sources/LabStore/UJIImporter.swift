@@ -8,6 +8,7 @@ import LabCore
 ///     rss/<zone>_rss.csv   one column per beacon (in dep order), dBm; 100 = not detected (no header)
 ///     rss/<zone>_crd.csv   x,y of each scan, metres
 ///     rss/<zone>_ids.csv   8 digits: phone, Tx power (1 = −4, 2 = −12, 3 = −20 dBm), campaign, point, sample
+///     obs/<zone>.csv       id,x,y,type        obstacle polygons (type 1 = shelf, 2 = pillar), with --obstacles
 ///
 /// Row i of every rss file describes scan i. The beacons broadcast at three Tx powers, so the same spot has
 /// three different radio models: an import takes one power (``ImportOptions/txPower``, default −4 dBm).
@@ -20,6 +21,43 @@ struct UJIImporter {
 
     static let txPowers: [Int: Character] = [-4: "1", -12: "2", -20: "3"]
     static let notDetected = 100.0
+    /// Obstacle types of `obs/<zone>.csv`: 1 are the rectangular shelves (0.7 m × 1.6–4.3 m), 2 the round pillars
+    /// (0.4 m, 16-gons).
+    static let obstacleMaterials: [Int: String] = [1: "shelf", 2: "pillar"]
+
+    /// The obstacle polygons of `path` as walls (each edge one wall, 0 dB: the loss is `calibrate`'s to fit).
+    static func obstacleWalls(path: String) throws -> [Wall] {
+        var polygons: [(id: String, material: String, points: [Point], line: Int)] = []
+        try CSVFile(path: path).forEachRow(required: ["id", "x", "y", "type"]) { rec, c in
+            let id = rec.string(c["id"]!)
+            guard !id.isEmpty else { throw rec.error(c["id"]!, "expected an obstacle id, found an empty field") }
+            let p = Point(try rec.double(c["x"]!), try rec.double(c["y"]!))
+            let type = try rec.double(c["type"]!)
+            guard let material = Int(exactly: type).flatMap({ obstacleMaterials[$0] }) else {
+                throw rec.error(c["type"]!, "expected an obstacle type 1 (shelf) or 2 (pillar), found \(type)")
+            }
+            if let last = polygons.last, last.id == id {
+                guard last.material == material else { throw rec.error(c["type"]!, "obstacle \(id) changes type within its polygon") }
+                polygons[polygons.count - 1].points.append(p)
+            } else {
+                guard !polygons.contains(where: { $0.id == id }) else { throw rec.error(c["id"]!, "obstacle \(id)'s vertices are not consecutive") }
+                polygons.append((id, material, [p], rec.line))
+            }
+        }
+        var walls: [Wall] = []
+        for poly in polygons {
+            var pts = poly.points
+            if pts.count > 1, pts.first == pts.last { pts.removeLast() }   // closed by repeating the first vertex
+            guard pts.count >= 3 else {
+                throw InputError(file: path, line: poly.line, field: "id", "obstacle \(poly.id) has \(pts.count) distinct vertices; a polygon needs at least 3")
+            }
+            for i in pts.indices {
+                walls.append(Wall(segment: Segment(pts[i], pts[(i + 1) % pts.count]), material: poly.material, loss: 0))
+            }
+        }
+        guard !walls.isEmpty else { throw InputError(file: path, "no obstacles") }
+        return walls
+    }
 
     init(directory: String, options: ImportOptions) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
@@ -91,7 +129,8 @@ struct UJIImporter {
         let picked = rows.indices.filter { selected[$0] }
         let bounds = RecordingImporter.bounds(enclosing: beacons.map(\.position) + picked.map { coords[$0] }, margin: 0.5)
         let name = options.name ?? "uji-\(z)-tx\(options.txPower)dBm"
-        let venue = RecordedVenue(name: "uji-\(z)", bounds: bounds, radio: radio, beacons: beacons)
+        let walls = options.obstacles ? try UJIImporter.obstacleWalls(path: "\(directory)/obs/\(z).csv") : []
+        let venue = RecordedVenue(name: "uji-\(z)", bounds: bounds, radio: radio, beacons: beacons, walls: walls)
         let notes = options.notes.isEmpty
             ? "UJI BLE RSS database, zone \(z), Tx power \(options.txPower) dBm: \(picked.count) of \(rows.count) scans. Mendoza-Silva et al., Zenodo 10.5281/zenodo.1618692, CC BY 4.0."
             : options.notes

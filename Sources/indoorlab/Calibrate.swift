@@ -62,7 +62,8 @@ struct Calibrate: ParsableCommand {
         }
         if apply {
             try reportingInputErrors {
-                try RecordingStore.updateRadio(path: file, p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma, beaconP0: fit.beaconP0)
+                try RecordingStore.updateRadio(path: file, p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma, beaconP0: fit.beaconP0,
+                                               materialLoss: fit.materialLoss ?? [:])
             }
             if !json {
                 print("# applied to \(file)" + (r.baselines.isEmpty ? "" : " (its baselines were made with the old radio model: refresh them with 'replay --update-baseline')"))
@@ -104,9 +105,10 @@ struct CalibrationReport: Encodable {
     var global: PathLossFit
     var beacons: [Calibration.BeaconFit]
     var skippedBeacons: [String]
+    var materials: [MaterialLossFit]
     init(file: String, recording: String, _ c: Calibration) {
         self.file = file; self.recording = recording; threeDimensional = c.threeDimensional
-        global = c.global; beacons = c.beacons; skippedBeacons = c.skippedBeacons
+        global = c.global; beacons = c.beacons; skippedBeacons = c.skippedBeacons; materials = c.materials
     }
 }
 
@@ -117,15 +119,22 @@ enum CalibrationText {
         let g = c.global
         var out = """
         # calibrate \(file) (\(r.info.name)): \(g.samples) RSSI samples with ground truth, \(c.threeDimensional ? "3-D" : "2-D") distances \(f(g.minDistance, 1))–\(f(g.maxDistance, 1)) m
-        # least squares of RSSI on 10·log10(d) (GSL gsl_fit_linear); ± = one standard error
+        # least squares of RSSI on 10·log10(d)\(c.materials.isEmpty ? " (GSL gsl_fit_linear)" : " and the walls crossed per material (GSL gsl_multifit_linear)"); ± = one standard error
         #   P0 = \(f(g.p0)) ± \(f(g.p0Error)) dBm   n = \(f(g.exponent, 3)) ± \(f(g.exponentError, 3))   cov(P0, n) = \(Format.fixed(g.covariance, 5))
-        #   σ = \(f(g.sigma)) dB (residual standard deviation, \(g.samples - 2) degrees of freedom)
+        #   σ = \(f(g.sigma)) dB (residual standard deviation, \(g.samples - 2 - c.materials.count) degrees of freedom)
         # stored in the recording now: P0 \(f(r.venue.radio.p0)), n \(f(r.venue.radio.exponent, 3)), σ \(f(r.venue.radio.sigma))
         radio:
           p0: \(f(g.p0))
           exponent: \(f(g.exponent, 3))
           sigma: \(f(g.sigma))
         """
+        if !c.materials.isEmpty {
+            out += "\n# wall loss per crossing, fitted jointly (--apply stores each on the recording's walls of that material)\nmaterials:"
+            for m in c.materials {
+                out += "\n  \(m.material): \(f(max(m.loss, 0)))".padding(toLength: 24, withPad: " ", startingAt: 0)
+                    + "  # \(f(m.loss)) ± \(f(m.lossError)) dB, \(m.samples) samples cross one"
+            }
+        }
         if !c.beacons.isEmpty {
             out += "\n# per beacon: p0 with the exponent held at \(f(g.exponent, 3)); then the beacon's own fit (P0, n, σ)\nbeacons:\n"
             for b in c.beacons {

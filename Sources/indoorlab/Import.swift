@@ -54,6 +54,9 @@ struct Import: ParsableCommand {
     @Option(parsing: .unconditional, help: "uji: the Tx power to import, dBm: -4, -12 or -20.")
     var txPower: Int = -4
 
+    @Flag(help: "uji: also import the obstacle polygons (obs/geo.csv: shelves and pillars) as walls of material shelf or pillar, at 0 dB until 'calibrate --apply' fits each material's loss.")
+    var obstacles = false
+
     @Option(help: "danis: the configuration directory with tetam.dev and tetam.par (default: ../cnf next to the tracks).")
     var config: String?
 
@@ -66,13 +69,15 @@ struct Import: ParsableCommand {
         if let sigma, !(sigma >= 0 && sigma.isFinite) { throw ValidationError("--sigma must be ≥ 0") }
         if let p0, !p0.isFinite { throw ValidationError("--p0 must be a number") }
         if scenario != nil && format != ImportFormat.labCSV.rawValue { throw ValidationError("--scenario applies to lab-csv only") }
+        if obstacles && format != ImportFormat.uji.rawValue { throw ValidationError("--obstacles applies to uji only") }
     }
 
     func run() throws {
         let fmt = ImportFormat(rawValue: format)!
         let s = try scenario.map { try loadScenario($0) }
-        let options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
+        var options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
                                     scenario: s, txPower: txPower, configDirectory: config, created: creationDate())
+        options.obstacles = obstacles
         let start = DispatchTime.now().uptimeNanoseconds
         let summary = try reportingInputErrors {
             try RecordingImporter.run(format: fmt, paths: paths, to: output, options: options)

@@ -167,6 +167,32 @@ import LabScenarioIO
         }
     }
 
+    /// UJI's obstacles (obs/geo.csv: 5 shelves, 6 pillars) become walls of material shelf and pillar at 0 dB;
+    /// calibrate fits each material's loss, and --apply-style updates store them on the walls.
+    @Test func ujiObstaclesBecomeWallsWhoseLossCalibrateFits() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = ImportOptions()
+        options.obstacles = true
+        _ = try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/u.sqlite", options: options)
+        let r = try RecordingStore.read(path: dir + "/u.sqlite")
+        let byMaterial = Dictionary(grouping: r.venue.walls, by: { $0.material ?? "" })
+        #expect(byMaterial["shelf"]?.count == 4 * 4)      // rectangles, closed by repeating the first vertex
+        #expect(byMaterial["pillar"]?.count == 6 * 16)    // 16-gons
+        #expect(r.venue.walls.allSatisfy { $0.loss == 0 })
+        let c = try Calibration(r, perBeacon: false)
+        #expect(Set(c.materials.map(\.material)) == ["pillar", "shelf"])
+        for m in c.materials { #expect(m.loss.isFinite && m.lossError > 0 && m.lossError < 1, "\(m)") }
+        let fit = RadioFit(c, fittedOn: r.info.name, rounded: true)
+        try RecordingStore.updateRadio(path: dir + "/u.sqlite", p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma,
+                                       materialLoss: fit.materialLoss ?? [:])
+        let stored = try RecordingStore.read(path: dir + "/u.sqlite")
+        for w in stored.venue.walls { #expect(w.loss == fit.materialLoss?[w.material ?? ""]) }
+        // Without --obstacles the import has no walls, as before.
+        _ = try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/plain.sqlite")
+        #expect(try RecordingStore.read(path: dir + "/plain.sqlite").venue.walls.isEmpty)
+    }
+
     @Test(arguments: [-4, -12, -20])
     func ujiImportsOneTxPowerCalibratesAndReplays(_ tx: Int) throws {
         let dir = try temporaryDirectory()
