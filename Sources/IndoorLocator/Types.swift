@@ -253,8 +253,15 @@ public enum LocatorInput: Sendable, Hashable {
     }
 }
 
-/// The region the true position lies in with probability ``confidence``, under the fit's Gaussian
-/// approximation: an ellipse centred on the fix.
+/// The region the true position lies in with probability ``confidence``: an ellipse centred on the fix.
+///
+/// It is the fit's linearised covariance (the device offset a nuisance parameter), widened along its axes out to
+/// where the likelihood has fallen by the 95% threshold (RSSI is logarithmic in distance, so the likelihood
+/// usually falls more slowly than its quadratic), taking in another local fit within that threshold, and
+/// scaled by how much larger the residuals run than the path-loss σ says, as the locator learns over its scans.
+/// Measured in simulation (`indoorlab coverage`), it holds the truth in about 89% of fixes when the radio model
+/// is right and 74–86% under field impairments (unknown phones, body shadowing, outliers): still somewhat
+/// optimistic there.
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = 0.95
@@ -316,7 +323,8 @@ public struct Location: Sendable, Hashable {
     public var room: String?
     /// The frieze the camera is pointing at, when headings were given.
     public var friezeInView: String?
-    /// Where the true position lies with 95% probability, when the fit could say.
+    /// Where the true position lies with 95% probability, when the fit could say (see ``UncertaintyEllipse`` for
+    /// how it is built and how often it holds).
     public var uncertainty: UncertaintyEllipse?
     /// The phone's RSSI offset from the calibration phone as learned over the scans so far, when RSSI was used.
     public var deviceOffset: DeviceOffset?
