@@ -354,13 +354,9 @@ extension UncertaintyEllipse {
     /// The 95% ellipse of a 2-D Gaussian with covariance `c`: semi-axes √(χ²₂(0.95)·λ), λ the eigenvalues.
     init?(covariance c: Covariance2) {
         guard c.xx.isFinite, c.yy.isFinite, c.xy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
-        let k2 = -2 * log(1 - UncertaintyEllipse.confidenceLevel)   // χ² with 2 degrees of freedom: 5.991
-        let half = (c.xx + c.yy) / 2, disc = (((c.xx - c.yy) / 2) * ((c.xx - c.yy) / 2) + c.xy * c.xy).squareRoot()
-        let large = half + disc, small = max(half - disc, 0)
-        // The long axis's direction (x, y) = (c.xy, large − c.xx), or along x when the matrix is diagonal.
-        let vx = abs(c.xy) > 1e-15 ? c.xy : (c.xx >= c.yy ? 1 : 0)
-        let vy = abs(c.xy) > 1e-15 ? large - c.xx : (c.xx >= c.yy ? 0 : 1)
-        var bearing = atan2(vx, vy) * 180 / .pi
+        let k2 = Covariance2.chiSquare2(UncertaintyEllipse.confidenceLevel)
+        let (large, small, u) = c.principalAxes
+        var bearing = atan2(u.x, u.y) * 180 / .pi
         bearing = bearing.truncatingRemainder(dividingBy: 180)
         if bearing < 0 { bearing += 180 }
         self.init(semiMajor: (k2 * large).squareRoot(), semiMinor: (k2 * small).squareRoot(), orientation: bearing)

@@ -1,4 +1,5 @@
 import Foundation
+internal import LocatorEngine
 
 /// A position on the venue's floorplan, in metres: x east, y north, origin at the south-west corner.
 public struct Position: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -264,7 +265,7 @@ public enum LocatorInput: Sendable, Hashable {
 /// optimistic there.
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
-    public static let confidenceLevel = 0.95
+    public static let confidenceLevel = OffsetFreeFit.statedConfidence
     /// Half the long axis, metres.
     public var semiMajor: Double
     /// Half the short axis, metres.

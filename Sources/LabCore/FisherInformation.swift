@@ -97,6 +97,29 @@ public struct Covariance2: Sendable, Hashable, Codable {
 
     /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
     @inlinable public var drms: Double { (xx + yy).squareRoot() }
+
+    /// χ² with 2 degrees of freedom at `level`, −2 ln(1 − level): the squared Mahalanobis radius of a 2-D
+    /// Gaussian's `level` ellipse (5.991 at 95%).
+    public static func chiSquare2(_ level: Double) -> Double { -2 * log(1 - level) }
+
+    /// The eigenvalues (major ≥ minor ≥ 0) and the unit vector of the major axis (x east, y north).
+    public var principalAxes: (major: Double, minor: Double, majorAxis: Point) {
+        let mean = (xx + yy) / 2, half = ((xx - yy) * (xx - yy) / 4 + xy * xy).squareRoot()
+        let angle = 0.5 * atan2(2 * xy, xx - yy)
+        return (mean + half, max(mean - half, 0), Point(cos(angle), sin(angle)))
+    }
+
+    /// eᵀ C⁻¹ e, the squared Mahalanobis distance of the offset `e`; nil when C is not positive definite.
+    public func mahalanobisSquared(_ e: Point) -> Double? {
+        let det = xx * yy - xy * xy
+        guard det > 0, xx > 0, det.isFinite else { return nil }
+        return (yy * e.x * e.x - 2 * xy * e.x * e.y + xx * e.y * e.y) / det
+    }
+
+    /// λ₁ uuᵀ + λ₂ vvᵀ: variance λ₁ along the unit vector `u` and λ₂ across it (v = u turned 90°).
+    public init(along l1: Double, across l2: Double, axis u: Point) {
+        self.init(xx: l1 * u.x * u.x + l2 * u.y * u.y, xy: (l1 - l2) * u.x * u.y, yy: l1 * u.y * u.y + l2 * u.x * u.x)
+    }
 }
 
 /// Fisher information about (x, y, δ) — the position and the phone's unknown RSSI offset δ — from RSSI, and

@@ -206,8 +206,10 @@ public struct Calibration: Sendable {
         let all = Calibration.materials(r)
         let fitted = all.indices.filter { j in samples.reduce(0) { $0 + (($1.crossings.isEmpty ? 0 : $1.crossings[j]) > 0 ? 1 : 0) } >= Calibration.minimumMaterialSamples }
         let storedLoss = Dictionary(r.venue.walls.compactMap { w in w.material.map { ($0, w.loss) } }, uniquingKeysWith: { a, _ in a })
+        // Materials too rarely crossed keep their stored loss: a known term, moved to the left-hand side.
+        let kept = all.indices.filter { !fitted.contains($0) }.map { ($0, storedLoss[all[$0]] ?? 0) }
         let y = samples.map { s in
-            s.rssi + s.fixedLoss + all.indices.filter { !fitted.contains($0) }.reduce(0.0) { acc, j in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[j]) * (storedLoss[all[j]] ?? 0) }
+            s.rssi + s.fixedLoss + kept.reduce(0.0) { acc, m in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[m.0]) * m.1 }
         }
         if fitted.isEmpty {
             global = try PathLossFit.fit(x: samples.map(\.x), y: y)

@@ -32,9 +32,9 @@ public struct CoverageRow: Sendable, Codable, Hashable {
 
 public enum UncertaintyCoverage {
     /// The confidence the ellipses are stated at.
-    public static let level = 0.95
-    /// χ² with 2 degrees of freedom at ``level``: −2 ln(1 − level) = 5.991.
-    public static var chiSquare: Double { -2 * log(1 - level) }
+    public static let level = OffsetFreeFit.statedConfidence
+    /// χ² with 2 degrees of freedom at ``level``: 5.991.
+    public static let chiSquare = Covariance2.chiSquare2(level)
 
     /// The correlation distance "with correlation" uses when the scenario sets none, metres: a few metres is what
     /// indoor shadowing measurements report (Gudmundson's model fitted indoors gives 1–5 m; see DESIGN.md).
@@ -59,7 +59,7 @@ public enum UncertaintyCoverage {
                 if k == 0 || epochs[k - 1].walk != e.walk { est.startDevice() }
                 let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
                 guard case .fix(let fix) = est.locate(o) else { continue }
-                guard let c = fix.covariance, let d2 = mahalanobisSquared(fix.position - e.truth, c) else { without += 1; continue }
+                guard let c = fix.covariance, let d2 = c.mahalanobisSquared(fix.position - e.truth) else { without += 1; continue }
                 fixes += 1
                 if d2 <= chiSquare { inside += 1 }
                 axes.append(semiMajor(c)); d2s.append(d2)
@@ -74,16 +74,6 @@ public enum UncertaintyCoverage {
                            neededScale: SortedSample(all.flatMap(\.d2)).quantile(level) / chiSquare)
     }
 
-    /// eᵀ C⁻¹ e; nil when C is not positive definite.
-    static func mahalanobisSquared(_ e: Point, _ c: Covariance2) -> Double? {
-        let det = c.xx * c.yy - c.xy * c.xy
-        guard det > 0, c.xx > 0, det.isFinite else { return nil }
-        return (c.yy * e.x * e.x - 2 * c.xy * e.x * e.y + c.xx * e.y * e.y) / det
-    }
-
     /// The 95% ellipse's semi-major axis, metres.
-    static func semiMajor(_ c: Covariance2) -> Double {
-        let mean = (c.xx + c.yy) / 2, d = ((c.xx - c.yy) * (c.xx - c.yy) / 4 + c.xy * c.xy).squareRoot()
-        return (chiSquare * (mean + d)).squareRoot()
-    }
+    static func semiMajor(_ c: Covariance2) -> Double { (chiSquare * c.principalAxes.major).squareRoot() }
 }

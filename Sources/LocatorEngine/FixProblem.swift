@@ -101,12 +101,7 @@ package final class FixProblem {
         packetLoss = venue.radio.packetLoss
     }
 
-    /// Scratch for ``likelihoodRegion(_:covariance:threshold:)``: residuals at trial points.
-    private var trial: UnsafeMutablePointer<Double>?
-    private var trialCapacity = 0
-
     deinit {
-        trial?.deallocate()
         bx.deallocate()   // the block all term buffers live in
         f.deallocate()
         J.deallocate()
@@ -240,36 +235,17 @@ package final class FixProblem {
     /// every beacon about equally distant — can fit nearly as well as the fix.
     package func likelihoodRegion(_ s: Solution, covariance c: Covariance2, threshold: Double, within bounds: Rect? = nil) -> Covariance2 {
         let m = model
-        let n = m.residualCount
-        if trial == nil || trialCapacity < 2 * n {
-            trial?.deallocate()
-            trialCapacity = 2 * max(n, capacity)
-            trial = .allocate(capacity: trialCapacity)
-        }
-        let r = trial!, g = trial! + n
         let floor = s.cost
-        // −2 log L at p, δ profiled.
-        func cost(_ p: Point) -> Double {
-            m.residuals(x: p.x, y: p.y, delta: s.offset, into: r)
-            var rr = 0.0
-            for i in 0..<n { rr += r[i] * r[i] }
-            guard m.unknowns == 3 else { return rr }
-            m.residuals(x: p.x, y: p.y, delta: s.offset + 1, into: g)
-            var rg = 0.0, gg = 0.0
-            for i in 0..<n { let d = g[i] - r[i]; rg += r[i] * d; gg += d * d }
-            return gg > 0 ? rr - rg * rg / gg : rr
-        }
-        // Principal axes of C.
-        let mean = (c.xx + c.yy) / 2, half = ((c.xx - c.yy) * (c.xx - c.yy) / 4 + c.xy * c.xy).squareRoot()
-        let l1 = mean + half, l2 = max(mean - half, 0)
-        let angle = 0.5 * atan2(2 * c.xy, c.xx - c.yy)
-        let u1 = Point(cos(angle), sin(angle)), u2 = Point(-sin(angle), cos(angle))
+        func cost(_ p: Point) -> Double { m.profiledCost(x: p.x, y: p.y, delta: s.offset) }
+        let (l1, l2, u1) = c.principalAxes
+        let u2 = Point(-u1.y, u1.x)
         let k = threshold.squareRoot()
-        var widened: [Double] = [l1, l2]
-        for (a, (axis, lambda)) in [(u1, l1), (u2, l2)].enumerated() where lambda > 0 {
+        // The eigenvalue whose threshold ellipse reaches as far along `axis` as the likelihood allows.
+        func widened(_ axis: Point, _ lambda: Double) -> Double {
+            guard lambda > 0 else { return lambda }
             let linear = k * lambda.squareRoot()
             var longest = linear
-            for sign in [1.0, -1.0] {
+            for sign in stride(from: 1.0, through: -1.0, by: -2.0) {
                 let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: s.position, along: axis * sign) } ?? .infinity
                 guard edge > linear else { continue }   // the venue ends first: the linear length stands
                 // Double out from the linear half-length until the cost has risen by `threshold` (at most 8×, and
@@ -290,12 +266,9 @@ package final class FixProblem {
                 }
                 longest = max(longest, hi)
             }
-            widened[a] = longest * longest / threshold
+            return longest * longest / threshold
         }
-        // C' = λ1' u1u1ᵀ + λ2' u2u2ᵀ
-        let (a1, a2) = (widened[0], widened[1])
-        return Covariance2(xx: a1 * u1.x * u1.x + a2 * u2.x * u2.x, xy: a1 * u1.x * u1.y + a2 * u2.x * u2.y,
-                           yy: a1 * u1.y * u1.y + a2 * u2.y * u2.y)
+        return Covariance2(along: widened(u1, l1), across: widened(u2, l2), axis: u1)
     }
 
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
@@ -466,14 +439,63 @@ package struct FixModel {
             row += 1
         }
         for b in 0..<bearingCount {
-            let a = lx[b] - x, c = ly[b] - y
-            let bearing = atan2(a, c)
-            var diff = (lheading[b] - bearing).truncatingRemainder(dividingBy: 2 * .pi)
-            if diff > .pi { diff -= 2 * .pi } else if diff <= -.pi { diff += 2 * .pi }
-            out[row] = diff * lweight[b]
+            out[row] = bearingResidual(b, x: x, y: y)
             row += 1
         }
         if let prior { out[row] = (delta - prior.mean) / prior.sigma }
+    }
+
+    /// Bearing term b's residual: the heading's difference from the bearing to its landmark, wrapped to (−π, π].
+    @inline(__always) func bearingResidual(_ b: Int, x: Double, y: Double) -> Double {
+        let a = lx[b] - x, c = ly[b] - y
+        let bearing = atan2(a, c)
+        var diff = (lheading[b] - bearing).truncatingRemainder(dividingBy: 2 * .pi)
+        if diff > .pi { diff -= 2 * .pi } else if diff <= -.pi { diff += 2 * .pi }
+        return diff * lweight[b]
+    }
+
+    /// −2 log-likelihood at (x, y) with δ profiled out by one Gauss–Newton step from `delta`:
+    /// Σr² − (Σr·g)²/Σg², g = r(δ + 1) − r(δ) (exact where the residuals are linear in δ). The residuals are
+    /// ``residuals(x:y:delta:)``'s, term by term, but each RSSI term's distance and wall loss are computed once
+    /// for both δ. With two unknowns (no δ), Σr².
+    package func profiledCost(x: Double, y: Double, delta: Double) -> Double {
+        var rr = 0.0, rg = 0.0, gg = 0.0
+        let profiles = unknowns == 3
+        @inline(__always) func add(_ r0: Double, _ r1: Double) {
+            rr += r0 * r0
+            let d = r1 - r0
+            rg += r0 * d; gg += d * d
+        }
+        let k = halfTenNOverLn10, raised = delta + 1
+        for i in 0..<rssiCount {
+            let dx = x - bx[i], dy = y - by[i]
+            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+            switch domain {
+            case .rssi:
+                let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                let spread = k * log(d2)
+                let r0 = (brssi[i] - heardMean(bp0[i] + delta - spread - wallLoss).m) * bweight[i] * brobust[i]
+                add(r0, profiles ? (brssi[i] - heardMean(bp0[i] + raised - spread - wallLoss).m) * bweight[i] * brobust[i] : r0)
+            case .range:
+                let r = (d2.squareRoot() - brange[i]) * bweight[i]
+                add(r, r)
+            }
+        }
+        for m in 0..<rangeCount {
+            let dx = x - mx[m], dy = y - my[m]
+            let r = ((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot() - mdistance[m]) * mweight[m]
+            add(r, r)
+        }
+        for c in 0..<censoredCount {
+            let r0 = censored(c, x: x, y: y, delta: delta).r
+            add(r0, profiles ? censored(c, x: x, y: y, delta: raised).r : r0)
+        }
+        for b in 0..<bearingCount {
+            let r = bearingResidual(b, x: x, y: y)
+            add(r, r)
+        }
+        if let prior { add((delta - prior.mean) / prior.sigma, (raised - prior.mean) / prior.sigma) }
+        return profiles && gg > 0 ? rr - rg * rg / gg : rr
     }
 
     /// Writes the Jacobian at (x, y, δ) to `out`, row-major, `unknowns` columns.

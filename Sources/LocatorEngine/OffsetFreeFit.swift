@@ -23,15 +23,21 @@ package final class OffsetFreeFit {
         package var walls: Bool
         package var robust: Bool
         package var censored: Bool
-        /// Carries what each scan says about δ to the next (``learned``), and models the heard means as truncated
-        /// at the sensitivity (a weak phone's far beacons are heard only when the noise lifts them).
+        /// Carries what each scan says about δ to the next (``learned``).
         package var learns = false
-        package init(walls: Bool, robust: Bool, censored: Bool, learns: Bool = false) {
+        /// Models the heard means as truncated at the sensitivity (a weak phone's far beacons are heard only when
+        /// the noise lifts them).
+        package var truncatedMeans = false
+        /// States the likelihood-ratio region scaled by the learned ``residualScale`` instead of the linearised
+        /// covariance (``statedCovariance(_:linear:)``).
+        package var statesRegion = false
+        package init(walls: Bool, robust: Bool, censored: Bool, learns: Bool = false, truncatedMeans: Bool = false, statesRegion: Bool = false) {
             self.walls = walls; self.robust = robust; self.censored = censored; self.learns = learns
+            self.truncatedMeans = truncatedMeans; self.statesRegion = statesRegion
         }
         /// The tournament's winner and the shipped library's estimator (`offset-learning`): walls in the model,
-        /// the phone learned over the scans.
-        package static let learning = Options(walls: true, robust: false, censored: false, learns: true)
+        /// the phone learned over the scans, truncated heard means, an honest stated region.
+        package static let learning = Options(walls: true, robust: false, censored: false, learns: true, truncatedMeans: true, statesRegion: true)
     }
 
     /// The phone's offset as learned so far from the scans (a Gaussian: mean and variance, dB and dB²), when
@@ -61,8 +67,8 @@ package final class OffsetFreeFit {
     package let options: Options
     package let problem: FixProblem
     private var scratch: [Point] = []
-    /// The other starts' minima of the last ``bestFit(starts:offset:beacons:)`` (position, cost).
-    private var alternatives: [(position: Point, cost: Double)] = []
+    /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
+    private var rivals: [(position: Point, cost: Double)] = []
     private var starts: [Point] = []
 
     /// A fit of `venue` with these options whose least squares `solver` minimises.
@@ -70,7 +76,7 @@ package final class OffsetFreeFit {
         self.venue = venue
         self.options = options
         problem = FixProblem(venue: venue, domain: .rssi, walls: options.walls ? venue.walls : nil, estimatesOffset: true, solver: solver)
-        problem.truncatedMeans = options.learns
+        problem.truncatedMeans = options.truncatedMeans
         scratch.reserveCapacity(venue.beaconCount)
     }
 
@@ -130,20 +136,24 @@ package final class OffsetFreeFit {
         // scan's independent measurement of δ — a fit that started from the learned δ could follow its own
         // mistakes (a wrong fix pulling δ, δ pulling the next fix).
         problem.offsetPrior = fallback
-        guard var best = bestFit(starts: starts, offset: nil, beacons: obs) else { return .noFix(.solverFailed("no start converged")) }
-        let rivals = alternatives
+        rivals.removeAll(keepingCapacity: true)
+        guard var best = bestFit(starts: starts, offset: nil, beacons: obs, collectingRivals: true) else {
+            return .noFix(.solverFailed("no start converged"))
+        }
         if let learned, !obs.isEmpty {
             let before = learned
             if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
             // The fix: this scan's data with what the earlier scans learned as the prior.
             problem.offsetPrior = (before.mean, (before.variance + drift).squareRoot())
-            if let informed = bestFit(starts: [best.position], offset: before.mean, beacons: obs) { best = informed }
+            starts.removeAll(keepingCapacity: true)
+            starts.append(best.position)
+            if let informed = bestFit(starts: starts, offset: before.mean, beacons: obs) { best = informed }
         } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
             learn(from: best.offset, variance: v)
         }
         let p = venue.bounds.clamp(best.position)
         // The shipped fit states an honest region; the lab's other offset-free fits keep the linearised covariance.
-        let covariance = options.learns ? best.covariance.map { statedCovariance(best, linear: $0, rivals: rivals) } : best.covariance
+        let covariance = options.statesRegion ? best.covariance.map { statedCovariance(best, linear: $0) } : best.covariance
         let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
         var used = BeaconSet(obs.lazy.map(\.beacon))
         for r in ranges { used.insert(r.beacon) }
@@ -151,15 +161,15 @@ package final class OffsetFreeFit {
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
     }
 
-    /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked.
-    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation]) -> FixProblem.Solution? {
+    /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked; the
+    /// losing starts' minima go to ``rivals`` when `collectingRivals`.
+    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation], collectingRivals: Bool = false) -> FixProblem.Solution? {
         var best: FixProblem.Solution?
-        alternatives.removeAll(keepingCapacity: true)
         for s in starts {
             let start = venue.bounds.clamp(s)
             guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { continue }
             if options.robust { sol = reweighted(sol) }
-            if let b = best { alternatives.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
+            if collectingRivals, let b = best { rivals.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
             if best == nil || sol.cost < best!.cost { best = sol }
             if !options.walls || venue.walls.isEmpty { break }   // the other starts are for wall-crossing ambiguity
         }
@@ -179,7 +189,7 @@ package final class OffsetFreeFit {
     /// The covariance a fix states: the linearised one widened to the likelihood-ratio region
     /// (``FixProblem/likelihoodRegion(_:covariance:threshold:)``) at the 95% level scaled by ``residualScale``;
     /// then this scan's cost joins the learned scale.
-    private func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2, rivals: [(position: Point, cost: Double)]) -> Covariance2 {
+    private func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2) -> Covariance2 {
         let scale = residualScale
         let dof = problem.residualCount - problem.unknowns
         if dof > 0, s.cost.isFinite {
@@ -198,8 +208,10 @@ package final class OffsetFreeFit {
         }
         return c
     }
-    /// χ² with 2 degrees of freedom at 95%.
-    package static let chiSquare95 = 5.991464547107979
+    /// The confidence the stated region is meant to hold the truth with.
+    package static let statedConfidence = 0.95
+    /// χ² with 2 degrees of freedom at ``statedConfidence``.
+    package static let chiSquare95 = Covariance2.chiSquare2(statedConfidence)
 
     /// The Kalman update of ``learned`` from one scan's own estimate of δ and its variance.
     private func learn(from z: Double, variance: Double) {

@@ -98,9 +98,6 @@ struct Compare: ParsableCommand {
             try writeOutput(try LabJSON.string(board), to: nil)
         } else {
             print(LeaderboardTable.render(board))
-            if !estimators.contains(where: Leaderboard.baselines.contains) {
-                FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
-            }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
             if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))

@@ -9,10 +9,8 @@ struct Coverage: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the stated uncertainty: how often the 95% ellipse holds the truth.",
         discussion: """
-        Runs an estimator (default: the shipped one) over the tournament's epochs of each scenario, in each
-        condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson),
-        and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about
-        95% of fixes: the IndoorLocator library's target is 93–97%.
+        Runs an estimator (default: the shipped one) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. The last column is the factor the stated covariances would need for exactly 95%.
+
         Example: indoorlab coverage --seeds 5 --conditions ideal,field
         """)
 
@@ -28,7 +26,7 @@ struct Coverage: ParsableCommand {
     @Option(help: "The estimator whose ellipses are checked (default: the shipped one).", transform: EstimatorList.parse)
     var estimator: [EstimatorKind] = [.shipped]
 
-    @Option(help: "Comma-separated conditions (ideal, field).", transform: Compare.parseConditions)
+    @Option(help: "Comma-separated conditions: ideal, field. Default: both.", transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal, .field]
 
     @Option(help: "Decorrelation distance of the correlated-shadowing runs, metres.")
