@@ -54,7 +54,7 @@ enum BenchSimulation {
         var out: [BenchFigure] = []
         for (name, target) in [("open-hall", 5e6), ("esoc-office", 1e6)] {
             let s = try BundledScenarios.load(name)
-            let sim = Simulator(scenario: s)
+            let sim = try Simulator(scenario: s)
             let rng = RandomSource(seed: 1)
             let points = sim.testPoints(spacing: 1)
             var buffer: [RSSIReading] = []
@@ -83,8 +83,8 @@ enum BenchEstimators {
     static func observations(_ name: String, requireAll: Bool) throws -> (Venue, [Observation]) {
         let s = try BundledScenarios.load(name)
         // With the venue's survey, for the fingerprinting estimators.
-        let venue = Tournament.venue(scenario: s, condition: .ideal, seed: 1)
-        let sim = Simulator(scenario: s)
+        let venue = try Tournament.venue(scenario: s, condition: .ideal, seed: 1)
+        let sim = try Simulator(scenario: s)
         let epochs = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
         let obs = epochs.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount) }
             .filter { !requireAll || $0.beacons.count == venue.beaconCount }
@@ -122,7 +122,7 @@ enum BenchEstimators {
         let scenarios = try BundledScenarios.paths().map { try BundledScenarios.load($0) }
         let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
         let start = DispatchTime.now().uptimeNanoseconds
-        let results = t.run()
+        let results = try t.run()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return .init(name: "tournament wall time [\(scenarios.count) scenarios × 10 seeds]", value: elapsed, unit: "s",
                      target: nil, note: "\(results.count) fixes, \(ProcessInfo.processInfo.activeProcessorCount) cores (target ≤ 30 s)")
@@ -143,7 +143,7 @@ enum BenchLocator {
                                   receiverHeight: s.radio.receiverHeight, scanWindow: s.radio.scanWindow)
         let area = (width: s.bounds.maxX, depth: s.bounds.maxY)
 
-        let sim = Simulator(scenario: s)
+        let sim = try Simulator(scenario: s)
         let scans = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
             .filter { Set($0.readings.map(\.beacon)).count == s.beacons.count }
             .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: Date(timeIntervalSinceReferenceDate: $0.t)) } }

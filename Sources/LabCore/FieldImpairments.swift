@@ -72,6 +72,9 @@ public enum SimulationCondition: String, Sendable, Hashable, Codable, CaseIterab
     /// read as they always have), `name@field` otherwise.
     public func label(_ scenario: String) -> String { self == .ideal ? scenario : "\(scenario)@\(rawValue)" }
 
+    /// The impairments in force for `radio`: its field impairments in the field condition, none when ideal.
+    public func impairments(_ radio: RadioModel) -> FieldImpairments { self == .field ? radio.field : .none }
+
     /// The scenario name inside a label made by ``label(_:)`` (`museum-gallery@field` → `museum-gallery`).
     public static func scenarioName(inLabel label: String) -> String {
         for c in allCases where c != .ideal && label.hasSuffix("@" + c.rawValue) { return String(label.dropLast(c.rawValue.count + 1)) }

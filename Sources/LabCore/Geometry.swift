@@ -174,8 +174,17 @@ public struct Rect: Hashable, Sendable, Codable {
 /// Number formatting shared by tables, CSV and messages.
 public enum Format {
     public static func metres(_ v: Double) -> String { fixed(v, 2) }
+    /// `v` with `digits` decimals; beyond ±1e9 in scientific notation, so a runaway value (1e300 s) prints
+    /// as `1.000e+300`, not 300 digits.
     public static func fixed(_ v: Double, _ digits: Int) -> String {
         if !v.isFinite { return v.isNaN ? "nan" : (v > 0 ? "inf" : "-inf") }
+        if abs(v) >= 1e9 { return String(format: "%.3e", v) }
         return String(format: "%.\(digits)f", v)
+    }
+    /// A quantity in a message: whole numbers as such (below 1e15), others with up to 6 significant digits.
+    public static func number(_ v: Double) -> String {
+        if !v.isFinite { return v.isNaN ? "nan" : (v > 0 ? "inf" : "-inf") }
+        if v == v.rounded() && abs(v) < 1e15 { return String(Int(v)) }
+        return String(format: "%.6g", v)
     }
 }

@@ -125,8 +125,12 @@ public struct RadioModel: Sendable, Hashable {
         self.field = field
     }
 
-    /// Advertisements a beacon sends in one scan window (at least one).
-    public var advertisementsPerWindow: Int { max(1, Int((scanWindow / advertisingInterval + 1e-9).rounded(.down))) }
+    /// Advertisements a beacon sends in one scan window (at least one; capped at 10⁹ so no ratio traps the
+    /// conversion — ``WorkBudget`` refuses far fewer).
+    public var advertisementsPerWindow: Int {
+        let ratio = (scanWindow / advertisingInterval + 1e-9).rounded(.down)
+        return ratio.isNaN ? 1 : max(1, Int(min(ratio, 1e9)))
+    }
 
     /// Mean RSSI at distance `d` metres for a beacon whose 1 m power is `p0`, before walls and noise.
     @inlinable public func meanRSSI(distance d: Double, p0: Double) -> Double {

@@ -91,7 +91,7 @@ public enum BoundMapper {
         let b = s.bounds
         let step = max(0.5, max(b.width, b.height) / 100)
         let nx = max(2, Int((b.width / step).rounded()) + 1), ny = max(2, Int((b.height / step).rounded()) + 1)
-        let bound = CramerRaoBound.judging(condition, venue: Venue(s), impairments: Simulator(scenario: s, condition: condition).impairments)
+        let bound = CramerRaoBound.judging(condition, venue: Venue(s), impairments: condition.impairments(s.radio))
         let pathLoss = PathLoss(scenario: s)
         var beacons = [(beacon: Int, readings: Double)](repeating: (0, 0), count: pathLoss.beaconCount)
         var values = [Double](repeating: .nan, count: nx * ny)

@@ -40,7 +40,7 @@ public struct OffsetLearningCurve: Sendable, Codable {
         if !allImpairments { s.radio.field = FieldImpairments() }
         s.radio.field.deviceOffset = offset
         s.radio.field.deviceOffsetSigma = 0
-        let sim = Simulator(scenario: s, condition: .field)
+        let sim = try Simulator(scenario: s, condition: .field)
         let venue = Venue(s)
         let slots = ResultSlots<Run>(count: seeds.count)
         DispatchQueue.concurrentPerform(iterations: seeds.count) { k in

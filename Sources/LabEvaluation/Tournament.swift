@@ -34,42 +34,50 @@ public struct Tournament: Sendable {
     public var labels: [String] { scenarios.flatMap { s in conditions.map { $0.label(s.name) } } }
 
     /// Runs every job; `progress(label, seed)` is called (from any thread) after each finishes.
-    public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) -> [EpochResult] {
+    /// - Throws: ``InputErrors`` when a scenario asks for more work than ``WorkBudget`` allows.
+    public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) throws -> [EpochResult] {
+        for s in scenarios { try WorkBudget.check(s) }
         let jobs = scenarios.indices.flatMap { s in conditions.flatMap { c in seeds.map { (s, c, $0) } } }
         let slots = ResultSlots<EpochResult>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
             let (s, condition, seed) = jobs[j]
-            slots.set(j, runJob(scenario: scenarios[s], condition: condition, seed: seed))
+            slots.fill(j) { try runJob(scenario: scenarios[s], condition: condition, seed: seed) }
             progress?(condition.label(scenarios[s].name), seed)
         }
-        return slots.all.flatMap { $0 }
+        return try slots.values().flatMap { $0 }
     }
 
     /// The epochs of one scenario for one seed: each walk, then the static test grid.
-    public func epochs(scenario: Scenario, condition: SimulationCondition = .ideal, seed: UInt64) -> [Epoch] {
-        let sim = Simulator(scenario: scenario, condition: condition)
+    public func epochs(scenario: Scenario, condition: SimulationCondition = .ideal, seed: UInt64) throws -> [Epoch] {
+        epochs(simulator: try Simulator(scenario: scenario, condition: condition), seed: seed)
+    }
+
+    func epochs(simulator sim: Simulator, seed: UInt64) -> [Epoch] {
         var epochs: [Epoch] = []
-        if includeWalks { for w in scenario.walks { epochs += sim.simulate(walk: w, seed: seed) } }
+        if includeWalks { for w in sim.scenario.walks { epochs += sim.simulate(walk: w, seed: seed) } }
         if includeGrid { epochs += sim.simulate(points: sim.testPoints(), seed: seed) }
         return epochs
     }
 
     /// The venue an estimator gets for a job: the scenario's, with the survey of that seed and condition when
     /// `survey` (only estimators that use ``EstimatorInputs/Sources/survey`` read it, and it costs a grid pass).
-    public static func venue(scenario: Scenario, condition: SimulationCondition, seed: UInt64, survey: Bool = true) -> Venue {
-        var venue = Venue(scenario)
+    public static func venue(scenario: Scenario, condition: SimulationCondition, seed: UInt64, survey: Bool = true) throws -> Venue {
+        venue(simulator: try Simulator(scenario: scenario, condition: condition), seed: seed, survey: survey)
+    }
+
+    static func venue(simulator sim: Simulator, seed: UInt64, survey: Bool) -> Venue {
+        var venue = Venue(sim.scenario)
         if survey {
-            let sim = Simulator(scenario: scenario, condition: condition)
             venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
         }
         return venue
     }
 
-    func runJob(scenario: Scenario, condition: SimulationCondition, seed: UInt64) -> [EpochResult] {
-        let venue = Tournament.venue(scenario: scenario, condition: condition, seed: seed,
-                                     survey: estimators.contains { $0.inputs.uses.contains(.survey) })
-        let bound = CramerRaoBound.judging(condition, venue: venue, impairments: Simulator(scenario: scenario, condition: condition).impairments)
-        return Tournament.evaluate(epochs: epochs(scenario: scenario, condition: condition, seed: seed), venue: venue,
+    func runJob(scenario: Scenario, condition: SimulationCondition, seed: UInt64) throws -> [EpochResult] {
+        let sim = try Simulator(scenario: scenario, condition: condition)
+        let venue = Tournament.venue(simulator: sim, seed: seed, survey: estimators.contains { $0.inputs.uses.contains(.survey) })
+        let bound = CramerRaoBound.judging(condition, venue: venue, impairments: sim.impairments)
+        return Tournament.evaluate(epochs: epochs(simulator: sim, seed: seed), venue: venue,
                                    estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound)
     }
 

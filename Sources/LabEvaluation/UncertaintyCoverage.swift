@@ -43,18 +43,19 @@ public enum UncertaintyCoverage {
     /// Coverage of `estimator` on `scenario` in `condition`, with the shadowing correlation replaced by
     /// `correlationDistance` (nil = independent draws), over `seeds`. Seeds run on all cores.
     public static func measure(scenario: Scenario, condition: SimulationCondition, correlationDistance: Double?,
-                               seeds: [UInt64], estimator: EstimatorKind = .shipped) -> CoverageRow {
+                               seeds: [UInt64], estimator: EstimatorKind = .shipped) throws -> CoverageRow {
         var changed = scenario
         changed.radio.correlationDistance = correlationDistance
         let s = changed
         let tournament = Tournament(scenarios: [s], seeds: seeds, estimators: [estimator], conditions: [condition])
         let slots = ResultSlots<(inside: Int, fixes: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
-        DispatchQueue.concurrentPerform(iterations: seeds.count) { j in
-            let venue = Tournament.venue(scenario: s, condition: condition, seed: seeds[j], survey: estimator.inputs.uses.contains(.survey))
+        DispatchQueue.concurrentPerform(iterations: seeds.count) { j in slots.fill(j) {
+            let sim = try Simulator(scenario: s, condition: condition)
+            let venue = Tournament.venue(simulator: sim, seed: seeds[j], survey: estimator.inputs.uses.contains(.survey))
             let est = estimator.make(venue: venue)
             var inside = 0, fixes = 0, without = 0
             var axes: [Double] = [], d2s: [Double] = []
-            let epochs = tournament.epochs(scenario: s, condition: condition, seed: seeds[j])
+            let epochs = tournament.epochs(simulator: sim, seed: seeds[j])
             for (k, e) in epochs.enumerated() {
                 if k == 0 || epochs[k - 1].walk != e.walk { est.startDevice() }
                 let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
@@ -64,9 +65,9 @@ public enum UncertaintyCoverage {
                 if d2 <= chiSquare { inside += 1 }
                 axes.append(semiMajor(c)); d2s.append(d2)
             }
-            slots.set(j, [(inside, fixes, without, axes, d2s)])
-        }
-        let all = slots.all.flatMap { $0 }
+            return [(inside, fixes, without, axes, d2s)]
+        } }
+        let all = try slots.values().flatMap { $0 }
         return CoverageRow(scenario: scenario.name, condition: condition, correlationDistance: correlationDistance,
                            fixes: all.reduce(0) { $0 + $1.fixes }, inside: all.reduce(0) { $0 + $1.inside },
                            withoutEllipse: all.reduce(0) { $0 + $1.without },

@@ -18,10 +18,10 @@ public struct LayoutSimulation: Sendable {
     }
 
     /// Per-point P90 error (metres) for the scenario with `beacons`.
-    public func perPointP90(beacons: [Beacon]) -> [Double] {
+    public func perPointP90(beacons: [Beacon]) throws -> [Double] {
         var s = scenario
         s.beacons = beacons
-        let sim = Simulator(scenario: s)
+        let sim = try Simulator(scenario: s)
         let venue = Venue(s)
         let errors = ErrorGrid(points: points.count, draws: draws)
         DispatchQueue.concurrentPerform(iterations: draws) { d in

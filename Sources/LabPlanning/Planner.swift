@@ -120,7 +120,7 @@ public struct Planner: Sendable {
     }
 
     /// Runs the search; `progress(count, message)` reports each beacon count tried.
-    public func run(progress: ((Int, String) -> Void)? = nil) -> Result {
+    public func run(progress: ((Int, String) -> Void)? = nil) throws -> Result {
         let sim = LayoutSimulation(scenario: scenario, points: model.points, estimator: options.estimator,
                                    draws: options.draws, seed: options.seed)
         let limit = min(options.maxBeacons, model.candidates.count)
@@ -145,11 +145,11 @@ public struct Planner: Sendable {
             progress?(n, "predicted area P90 \(Format.metres(st.predicted.areaQuantile)) m")
             return st
         }
-        func simulate(_ n: Int) -> Bool {
+        func simulate(_ n: Int) throws -> Bool {
             var st = predict(n)
             if let s = st.simulated { return s.areaQuantile <= options.targetP90 }
             progress?(n, "simulating \(options.draws) draws at \(model.points.count) points")
-            let p = sim.perPointP90(beacons: beacons(for: layout(n)))
+            let p = try sim.perPointP90(beacons: beacons(for: layout(n)))
             st.simulated = CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage)
             steps[n] = st
             perPoint[n] = p
@@ -166,7 +166,7 @@ public struct Planner: Sendable {
             var step = 1
             var probe = n
             while probe <= limit {
-                if simulate(probe) { answer = probe; break }
+                if try simulate(probe) { answer = probe; break }
                 failed = probe
                 probe = probe == limit ? limit + 1 : min(probe + step, limit)
                 step *= 2
@@ -175,7 +175,7 @@ public struct Planner: Sendable {
                 var lo = failed
                 while hi - lo > 1 {
                     let mid = (lo + hi) / 2
-                    if simulate(mid) { hi = mid } else { lo = mid }
+                    if try simulate(mid) { hi = mid } else { lo = mid }
                 }
                 answer = hi
             }

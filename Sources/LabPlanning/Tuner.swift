@@ -83,7 +83,7 @@ public struct Tuner: Sendable {
         return out
     }
 
-    public func run(progress: ((String) -> Void)? = nil) -> Result {
+    public func run(progress: ((String) -> Void)? = nil) throws -> Result {
         let points = PlanningGeometry.walkablePoints(scenario, spacing: options.pointSpacing)
         let segments = PlanningGeometry.mountSegments(scenario)
         let options = positionsPerBeacon(segments: segments)
@@ -146,12 +146,12 @@ public struct Tuner: Sendable {
                                    draws: self.options.draws, seed: self.options.seed)
         progress?("simulating the original and the tuned layout")
         let target = Double.infinity
-        func figures(_ beacons: [Beacon], _ idx: [Int]) -> Figures {
-            Figures(predicted: CoverageFigures(perPointP90: model.predictedP90(layout: idx), target: target, coverage: self.options.coverage),
-                    simulated: CoverageFigures(perPointP90: sim.perPointP90(beacons: beacons), target: target, coverage: self.options.coverage))
+        func figures(_ beacons: [Beacon], _ idx: [Int]) throws -> Figures {
+            try Figures(predicted: CoverageFigures(perPointP90: model.predictedP90(layout: idx), target: target, coverage: self.options.coverage),
+                    simulated: CoverageFigures(perPointP90: try sim.perPointP90(beacons: beacons), target: target, coverage: self.options.coverage))
         }
-        let before = figures(scenario.beacons, scenario.beacons.indices.map { offsets[$0] })
-        let after = figures(tuned, layout)
+        let before = try figures(scenario.beacons, scenario.beacons.indices.map { offsets[$0] })
+        let after = try figures(tuned, layout)
         let moves = scenario.beacons.indices.compactMap { i -> Move? in
             tuned[i].position == scenario.beacons[i].position ? nil : Move(beacon: scenario.beacons[i].id, from: scenario.beacons[i].position, to: tuned[i].position)
         }

@@ -297,6 +297,12 @@ public enum ScenarioLoader {
         for (i, c) in s.checkpoints.enumerated() where !s.bounds.contains(c.position) {
             report(["checkpoints", i, "position"], "checkpoints[\(i)].position", "checkpoint '\(c.id)' lies outside the bounds \(boundsText(s.bounds))")
         }
+        for problem in WorkBudget.problems(s) {
+            let steps: [Any] = problem.path.map { step -> Any in
+                switch step { case .key(let k): return k; case .index(let i): return i }
+            }
+            report(steps, problem.field, problem.message)
+        }
         let friezeNames = Set(s.friezes.map(\.name))
         for (i, w) in s.walks.enumerated() {
             if w.name == "grid" {

@@ -24,14 +24,17 @@ public struct Simulator: Sendable {
     public let pathLoss: PathLoss
     public let condition: SimulationCondition
 
-    public init(scenario: Scenario, condition: SimulationCondition = .ideal) {
+    /// - Throws: ``InputErrors`` when the scenario asks for more work than ``WorkBudget`` allows (the loader
+    ///   reports the same with line numbers; this guards scenarios built in code).
+    public init(scenario: Scenario, condition: SimulationCondition = .ideal) throws {
+        try WorkBudget.check(scenario)
         self.scenario = scenario
         self.pathLoss = PathLoss(scenario: scenario)
         self.condition = condition
     }
 
     /// The impairments in force: the scenario's in the field condition, none when ideal.
-    public var impairments: FieldImpairments { condition == .field ? scenario.radio.field : .none }
+    public var impairments: FieldImpairments { condition.impairments(scenario.radio) }
 
     /// One phone in the field: its own random stream, its offset, the beacons' true P0 shifts, and the
     /// walker's heading (for body shadowing).

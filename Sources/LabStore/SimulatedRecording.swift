@@ -7,8 +7,8 @@ public enum SimulatedRecording {
     /// The recording of `walk` through `scenario` with `seed`: every reading and heading of every epoch, one
     /// truth sample (source `simulated`) at each epoch's time, and the scenario's YAML when given.
     public static func make(scenario: Scenario, walk: Walk, seed: UInt64, scenarioYAML: String? = nil,
-                            name: String? = nil, notes: String = "", created: Date = Date()) -> Recording {
-        let epochs = Simulator(scenario: scenario).simulate(walk: walk, seed: seed)
+                            name: String? = nil, notes: String = "", created: Date = Date()) throws -> Recording {
+        let epochs = try Simulator(scenario: scenario).simulate(walk: walk, seed: seed)
         var rssi: [RSSIReading] = []
         var headings: [HeadingReading] = []
         var truth: [TruthSample] = []

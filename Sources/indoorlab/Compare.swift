@@ -19,8 +19,12 @@ struct Compare: ParsableCommand {
     @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
     var scenarios: [String] = []
 
-    @Option(help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed).")
+    @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–\(Compare.maximumSeeds).")
     var seeds: Int = 10
+
+    /// The leaderboard keeps every fix of every seed in memory: about 20 MB per seed for the five bundled
+    /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
+    static let maximumSeeds = 200
 
     @Option(help: "First seed.")
     var seed: UInt64 = 1
@@ -58,7 +62,9 @@ struct Compare: ParsableCommand {
     var plots: String?
 
     func validate() throws {
-        guard seeds >= 1 else { throw ValidationError("--seeds must be at least 1") }
+        guard (1...Compare.maximumSeeds).contains(seeds) else {
+            throw ValidationError("--seeds must be between 1 and \(Compare.maximumSeeds), found \(seeds): every fix of every seed is kept for the leaderboard (about 20 MB per seed with the bundled scenarios); run more seeds as several runs with --seed")
+        }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
         guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
     }
@@ -71,7 +77,7 @@ struct Compare: ParsableCommand {
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
-        var results = tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
+        var results = try tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
         var labels = tournament.labels
         var protocols: [RealProtocol] = []
         var references: [(name: String, results: [EpochResult])] = []

@@ -17,7 +17,7 @@ struct Coverage: ParsableCommand {
     @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
     var scenarios: [String] = []
 
-    @Option(help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed).")
+    @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–10000.")
     var seeds: Int = 5
 
     @Option(help: "First seed.")
@@ -36,7 +36,7 @@ struct Coverage: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be between 1 and 10000") }
+        guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be between 1 and 10000, found \(seeds)") }
         guard correlation > 0, correlation.isFinite else { throw ValidationError("--correlation must be a positive number of metres") }
         guard estimator.count == 1 else { throw ValidationError("--estimator takes exactly one estimator") }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
@@ -53,7 +53,7 @@ struct Coverage: ParsableCommand {
         for s in loaded {
             for c in conditions {
                 for d in correlations {
-                    rows.append(UncertaintyCoverage.measure(scenario: s, condition: c, correlationDistance: d, seeds: seedList, estimator: estimator[0]))
+                    rows.append(try UncertaintyCoverage.measure(scenario: s, condition: c, correlationDistance: d, seeds: seedList, estimator: estimator[0]))
                     progress.advance(detail: c.label(s.name))
                 }
             }

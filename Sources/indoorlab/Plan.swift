@@ -74,7 +74,7 @@ struct Plan: ParsableCommand {
         let start = Date()
         let planner = Planner(scenario: s, options: o)
         let progress = Progress("plan", total: 0)
-        let result = planner.run { n, message in progress.note("\(n) beacons: \(message)") }
+        let result = try planner.run { n, message in progress.note("\(n) beacons: \(message)") }
         progress.finish()
         let elapsed = Date().timeIntervalSince(start)
 

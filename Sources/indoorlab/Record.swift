@@ -51,7 +51,7 @@ struct Record: ParsableCommand {
             w = s.walks[0]
         }
         let yaml = try? String(contentsOfFile: path, encoding: .utf8)
-        let recording = SimulatedRecording.make(scenario: s, walk: w, seed: seed.seed, scenarioYAML: yaml, name: name, notes: notes,
+        let recording = try SimulatedRecording.make(scenario: s, walk: w, seed: seed.seed, scenarioYAML: yaml, name: name, notes: notes,
                                                 created: creationDate())
         let summary = try reportingInputErrors { try RecordingStore.write(recording, to: output) }
         print(RecordingSummaryText.line(summary))

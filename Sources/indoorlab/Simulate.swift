@@ -34,7 +34,7 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         let s = try loadScenario(scenario)
-        let sim = Simulator(scenario: s)
+        let sim = try Simulator(scenario: s)
         var epochs: [Epoch] = []
         if walk == "grid" {
             epochs = sim.simulate(points: sim.testPoints(), seed: seed.seed)

@@ -46,7 +46,7 @@ struct Tune: ParsableCommand {
         o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
         o.estimator = .shipped
         let progress = Progress("tune", total: 0)
-        let result = Tuner(scenario: s, options: o).run { progress.note($0) }
+        let result = try Tuner(scenario: s, options: o).run { progress.note($0) }
         progress.finish()
         if let output {
             let original = try String(contentsOfFile: path, encoding: .utf8)

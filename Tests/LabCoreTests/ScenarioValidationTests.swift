@@ -210,3 +210,60 @@ func errors(_ yaml: String) -> [String] {
         #expect(found.contains { $0.contains(message) }, "\(found)")
     }
 }
+
+/// Every quantity that sizes the simulator's work is bounded, with the limit and its reason in the message,
+/// and a scenario built in code past the budget is refused by the simulator rather than run out of memory.
+@Suite struct WorkBudgetTests {
+    func replacing(_ a: String, _ b: String) -> String {
+        precondition(validYAML.contains(a), "the fixture has no '\(a)'")
+        return validYAML.replacingOccurrences(of: a, with: b)
+    }
+
+    @Test(arguments: [
+        // Each used to pass validation and then trap on an Int conversion or exhaust memory.
+        ("sigma: 4}", "sigma: 4, advertising_interval: 1e-300}", "radio.advertising_interval: expected 0.02–10.24 s (the BLE advertising interval range), found 1e-300"),
+        ("sigma: 4}", "sigma: 4, advertising_interval: 1e-7}", "radio.advertising_interval: expected 0.02–10.24 s"),
+        ("sigma: 4}", "sigma: 4, scan_window: 1e308}", "radio.scan_window: expected 0.01–3600 s, found 1e+308"),
+        ("sigma: 4}", "sigma: 4, scan_window: 1e-300}", "radio.scan_window: expected 0.01–3600 s"),
+        ("sigma: 4}", "sigma: 4, scan_window: 0x7ffffffffffffff0}", "radio.scan_window: expected 0.01–3600 s"),
+        ("sigma: 4}", "sigma: 4, scan_window: 3600, advertising_interval: 0.02}", "radio.scan_window: a 3600 s window at one advertisement every 0.02 s is 180000 readings per beacon; the budget is 10000"),
+        ("compass: {sigma: 8, bias: 2}", "compass: {sigma: 8, bias: 2}\ntest_grid: 1e-9", "test_grid: expected at least 0.1 m, found 1e-09"),
+        ("bounds: {width: 10, depth: 8}", "bounds: {width: 10, depth: 2147483648}", "bounds.depth: expected at most 10000 m (the largest venue the lab simulates), found 2147483648"),
+        ("bounds: {width: 10, depth: 8}", "bounds: {width: 1e9, depth: 8}", "bounds.width: expected at most 10000 m"),
+        ("bounds: {width: 10, depth: 8}", "bounds: {width: 10000, depth: 10000}", "test_grid: a 2 m grid over 10000 × 10000 m has up to 25000000 test points; the budget is 200000"),
+        ("speed: 1.2", "speed: 1e-6", "walks[0].speed: expected 0.01–10 m/s, found 1e-06"),
+    ])
+    func quantitiesThatSizeWorkAreBounded(from: String, to: String, message: String) {
+        let found = errors(replacing(from, to))
+        #expect(found.contains { $0.contains(message) }, "\(found)")
+        #expect(found.allSatisfy { $0.hasPrefix("test.yaml:") }, "every problem names the file and line: \(found)")
+    }
+
+    @Test func aWalkOfTooManyWindowsIsRefused() {
+        let long = replacing("sigma: 4}", "sigma: 4, scan_window: 0.01, advertising_interval: 0.02}")
+            .replacingOccurrences(of: "speed: 1.2", with: "speed: 0.01")
+            .replacingOccurrences(of: "bounds: {width: 10, depth: 8}", with: "bounds: {width: 10000, depth: 8}")
+            .replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\ntest_grid: 100")
+            .replacingOccurrences(of: "waypoints: [[1, 4], [9, 4]]", with: "waypoints: [[1, 4], [9999, 4]]")
+        let found = errors(long)
+        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (9998 m at 0.01 m/s) is 99980001 scan windows; the budget is 1000000") }, "\(found)")
+    }
+
+    @Test func theBundledScenariosAreWithinBudget() throws {
+        for path in BundledScenarios.paths() {
+            #expect(WorkBudget.problems(try ScenarioLoader.load(path: path)).isEmpty, "\(path)")
+        }
+    }
+
+    @Test func aScenarioBuiltInCodeIsCheckedToo() throws {
+        var s = try parse(validYAML)
+        s.radio.scanWindow = 1e308
+        #expect(s.radio.advertisementsPerWindow == 1_000_000_000, "the conversion saturates instead of trapping")
+        #expect(throws: InputErrors.self) { try WorkBudget.check(s) }
+        s.radio.scanWindow = 1
+        s.testGridSpacing = 1e-9
+        #expect(WorkBudget.problems(s).map(\.field) == ["test_grid"])
+        s.testGridSpacing = .nan
+        #expect(WorkBudget.problems(s).map(\.field) == ["test_grid"], "NaN is not a spacing")
+    }
+}

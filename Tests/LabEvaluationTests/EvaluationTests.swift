@@ -71,7 +71,7 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
     @Test func leastSquaresComesWithin15PercentOfTheBoundInTheOpenHall() throws {
         let s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
         #expect(s.radio.sigma == 4)
-        let results = Tournament(scenarios: [s], seeds: Array(1...5), estimators: [.leastSquares]).run()
+        let results = try Tournament(scenarios: [s], seeds: Array(1...5), estimators: [.leastSquares]).run()
         let score = ScenarioScore(scenario: s.name, estimator: .leastSquares, results: results)
         let efficiency = try #require(score.efficiency)
         #expect(score.stats.availability > 0.99)
@@ -83,10 +83,10 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let names = ["open-hall", "smart-home"]
         let scenarios = try names.map { try ScenarioLoader.load(path: scenariosDir + "/\($0).yaml") }
         let t = Tournament(scenarios: scenarios, seeds: [3, 4], estimators: [.trilateration, .leastSquares, .proximity])
-        let a = t.run(), b = t.run()
+        let a = try t.run(), b = try t.run()
         #expect(a == b)
         #expect(ResultsFile.encode(a) == ResultsFile.encode(b))
-        let c = Tournament(scenarios: scenarios, seeds: [5, 6], estimators: [.trilateration, .leastSquares, .proximity]).run()
+        let c = try Tournament(scenarios: scenarios, seeds: [5, 6], estimators: [.trilateration, .leastSquares, .proximity]).run()
         #expect(ResultsFile.encode(a) != ResultsFile.encode(c))
     }
 

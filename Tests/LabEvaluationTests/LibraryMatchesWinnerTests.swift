@@ -17,7 +17,7 @@ import IndoorLocatorScenarios
         // README's leaderboard run (both conditions and the real protocols) with its first 3 seeds (of 10),
         // every estimator: a debug build runs the whole 10 in minutes (make demo prints the 10-seed winner).
         let tournament = Tournament(scenarios: scenarios, seeds: Array(1...3), conditions: [.ideal, .field])
-        var results = tournament.run()
+        var results = try tournament.run()
         var labels = tournament.labels
         var real: Set<String> = []
         if FileManager.default.fileExists(atPath: realDatasets + "/uji-ble-geo/dep/geo.csv") {
@@ -46,7 +46,7 @@ import IndoorLocatorScenarios
         let gsl = winner.make(venue: venue)
         var compared = 0, worst = 0.0
         for condition in [SimulationCondition.ideal, .field] {
-            let epochs = Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
+            let epochs = try Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
             for (k, e) in epochs.enumerated() {
                 if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); locator.forgetDevice() }
                 let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
@@ -79,7 +79,7 @@ import IndoorLocatorScenarios
         let viaAPI = try IndoorLocator(scenarioAt: path), viaEngine = try IndoorLocator(scenarioAt: path)
         let venue = Venue(scenario)
         var compared = 0
-        for e in Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, seed: 1) {
+        for e in try Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, seed: 1) {
             let samples = e.readings.map { r -> RSSISample in
                 let b = scenario.beacons[r.beacon]
                 return RSSISample(beacon: BeaconIdentity(uuid: UUID(uuidString: b.uuid!)!, major: UInt16(b.major!), minor: UInt16(b.minor!)),

@@ -17,7 +17,7 @@ import LabScenarioIO
         var inside = 0, fixes = 0
         for name in Self.names {
             let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
-            let row = UncertaintyCoverage.measure(scenario: s, condition: condition,
+            let row = try UncertaintyCoverage.measure(scenario: s, condition: condition,
                                                   correlationDistance: correlated ? UncertaintyCoverage.defaultCorrelationDistance : nil,
                                                   seeds: [101, 102])
             #expect(row.fixes > 100, "\(name)")
@@ -35,7 +35,7 @@ import LabScenarioIO
         // A venue without walls: behind a wall the likelihood can fall again, and "beyond" stops being monotonic.
         let s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
         let venue = Venue(s)
-        let sim = Simulator(scenario: s)
+        let sim = try Simulator(scenario: s)
         let epochs = sim.simulate(points: sim.testPoints(), seed: 7).prefix(60)
         let problem = FixProblem(venue: venue, domain: .rssi, walls: venue.walls, estimatesOffset: true, solver: LevenbergMarquardt())
         let threshold = 5.991

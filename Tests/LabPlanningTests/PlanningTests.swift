@@ -25,7 +25,7 @@ let emptyRoom = Scenario(
 
     @Test func plannedLayoutMeetsTheTargetAndOneFewerDoesNot() throws {
         let planner = Planner(scenario: emptyRoom, options: options(target: 2.0))
-        let result = planner.run()
+        let result = try planner.run()
         #expect(result.met)
         let n = result.chosen.count
         #expect(n > 3, "a target that needs more than the minimum, so one fewer is a real search")
@@ -37,13 +37,13 @@ let emptyRoom = Scenario(
         #expect(!fewer.meetsTarget)
         // Re-simulating the chosen layout independently (another seed) still meets the target within noise.
         let check = LayoutSimulation(scenario: emptyRoom, points: planner.model.points, estimator: .floorplanFusion, draws: 20, seed: 99)
-        let again = CoverageFigures(perPointP90: check.perPointP90(beacons: planner.beacons(for: result.chosen.positions.compactMap {
+        let again = CoverageFigures(perPointP90: try check.perPointP90(beacons: planner.beacons(for: result.chosen.positions.compactMap {
             planner.model.candidates.firstIndex(of: $0) })), target: 2.0, coverage: 0.9)
         #expect(again.areaQuantile <= 2.3)
     }
 
-    @Test func plannedBeaconsSitOnTheWalls() {
-        let result = Planner(scenario: emptyRoom, options: options(target: 2.5)).run()
+    @Test func plannedBeaconsSitOnTheWalls() throws {
+        let result = try Planner(scenario: emptyRoom, options: options(target: 2.5)).run()
         #expect(result.chosen.positions.count >= 3, "the planner placed no layout to check")
         for p in result.chosen.positions {
             let toEdge = min(p.x, 24 - p.x, p.y, 16 - p.y)
@@ -51,10 +51,10 @@ let emptyRoom = Scenario(
         }
     }
 
-    @Test func anUnreachableTargetSaysSoAndGivesTheBest() {
+    @Test func anUnreachableTargetSaysSoAndGivesTheBest() throws {
         var o = options(target: 0.05)
         o.maxBeacons = 6
-        let result = Planner(scenario: emptyRoom, options: o).run()
+        let result = try Planner(scenario: emptyRoom, options: o).run()
         #expect(!result.met)
         #expect(result.steps.map(\.count) == [3, 4, 5, 6])
         #expect(result.chosen.count >= 3 && result.chosen.predicted.areaQuantile.isFinite)
@@ -95,7 +95,7 @@ let emptyRoom = Scenario(
         let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
         var o = Tuner.Options()
         o.draws = 10; o.pointSpacing = 2; o.estimator = .floorplanFusion
-        let r = Tuner(scenario: s, options: o).run()
+        let r = try Tuner(scenario: s, options: o).run()
         #expect(r.after.simulated.areaQuantile <= r.before.simulated.areaQuantile)
         // Coordinate descent only ever lowers the predicted figure; in smart-home it finds a better layout.
         let tried = r.rejected ?? r.after
@@ -128,7 +128,7 @@ let emptyRoom = Scenario(
         let s = try ScenarioLoader.load(path: scenariosDir + "/museum-gallery.yaml")
         var o = Tuner.Options()
         o.maxMoved = 2; o.draws = 5; o.pointSpacing = 2.5; o.estimator = .floorplanFusion
-        let r = Tuner(scenario: s, options: o).run()
+        let r = try Tuner(scenario: s, options: o).run()
         // Kept or rejected, the tuned layout is the one the limit applies to: it must move someone.
         let moved = r.reverted ? r.rejectedMoves : r.moves
         #expect(!moved.isEmpty, "nothing moved: the limit was not exercised")

@@ -18,30 +18,30 @@ import LabScenarioIO
     }
 
     /// Field − ideal for every reading of the walk (same beacon, same time).
-    static func differences(_ field: FieldImpairments, seed: UInt64) -> [(beacon: Int, diff: Double)] {
+    static func differences(_ field: FieldImpairments, seed: UInt64) throws -> [(beacon: Int, diff: Double)] {
         let s = hall(field)
-        let ideal = Simulator(scenario: s, condition: .ideal).simulate(walk: s.walks[0], seed: seed)
-        let real = Simulator(scenario: s, condition: .field).simulate(walk: s.walks[0], seed: seed)
+        let ideal = try Simulator(scenario: s, condition: .ideal).simulate(walk: s.walks[0], seed: seed)
+        let real = try Simulator(scenario: s, condition: .field).simulate(walk: s.walks[0], seed: seed)
         return zip(ideal, real).flatMap { a, b in zip(a.readings, b.readings).map { ($0.beacon, $1.rssi - $0.rssi) } }
     }
 
-    @Test func theIdealConditionIgnoresTheImpairments() {
+    @Test func theIdealConditionIgnoresTheImpairments() throws {
         let s = Self.hall(.realistic)
-        let a = Simulator(scenario: s, condition: .ideal).simulate(walk: s.walks[0], seed: 3)
-        let b = Simulator(scenario: Self.hall(.none), condition: .field).simulate(walk: s.walks[0], seed: 3)
+        let a = try Simulator(scenario: s, condition: .ideal).simulate(walk: s.walks[0], seed: 3)
+        let b = try Simulator(scenario: Self.hall(.none), condition: .field).simulate(walk: s.walks[0], seed: 3)
         #expect(a == b, "the ideal condition, and the field without impairments, are the ideal model")
     }
 
-    @Test func aFixedDeviceOffsetShiftsEveryReading() {
-        let d = Self.differences(FieldImpairments(deviceOffset: -7), seed: 1)
+    @Test func aFixedDeviceOffsetShiftsEveryReading() throws {
+        let d = try Self.differences(FieldImpairments(deviceOffset: -7), seed: 1)
         #expect(!d.isEmpty && d.allSatisfy { abs($0.diff + 7) < 1e-9 })
     }
 
-    @Test func theDeviceOffsetIsOneDrawPerPhoneWithTheStatedSpread() {
+    @Test func theDeviceOffsetIsOneDrawPerPhoneWithTheStatedSpread() throws {
         let f = FieldImpairments(deviceOffset: 2, deviceOffsetSigma: 8)
         var offsets: [Double] = []
         for seed in 1...400 as ClosedRange<UInt64> {
-            let d = Self.differences(f, seed: seed)
+            let d = try Self.differences(f, seed: seed)
             #expect(d.allSatisfy { abs($0.diff - d[0].diff) < 1e-9 }, "one offset for the whole walk")
             offsets.append(d[0].diff)
         }
@@ -51,11 +51,11 @@ import LabScenarioIO
         #expect(abs(sd - 8) < 5 * 8 / (2 * (n - 1)).squareRoot(), "sd \(sd)")
     }
 
-    @Test func beaconSpreadIsOneDrawPerBeaconAndSeed() {
+    @Test func beaconSpreadIsOneDrawPerBeaconAndSeed() throws {
         let f = FieldImpairments(beaconP0Sigma: 3)
         var shifts: [Double] = []
         for seed in 1...200 as ClosedRange<UInt64> {
-            let d = Self.differences(f, seed: seed)
+            let d = try Self.differences(f, seed: seed)
             for b in 0..<4 {
                 let mine = d.filter { $0.beacon == b }.map(\.diff)
                 #expect(mine.allSatisfy { abs($0 - mine[0]) < 1e-9 })
@@ -67,10 +67,10 @@ import LabScenarioIO
         #expect(abs(mean) < 5 * 3 / n.squareRoot() && abs(sd - 3) < 5 * 3 / (2 * (n - 1)).squareRoot(), "mean \(mean), sd \(sd)")
     }
 
-    @Test func outliersComeAtTheirRateWithTheirScale() {
+    @Test func outliersComeAtTheirRateWithTheirScale() throws {
         let f = FieldImpairments(outlierRate: 0.1, outlierScale: 12)
         var all: [Double] = []
-        for seed in 1...60 as ClosedRange<UInt64> { all += Self.differences(f, seed: seed).map(\.diff) }
+        for seed in 1...60 as ClosedRange<UInt64> { all += try Self.differences(f, seed: seed).map(\.diff) }
         let outliers = all.filter { $0 != 0 }
         let n = Double(all.count), rate = Double(outliers.count) / n
         #expect(abs(rate - 0.1) < 5 * (0.1 * 0.9 / n).squareRoot(), "rate \(rate) over \(all.count) readings")
@@ -78,22 +78,22 @@ import LabScenarioIO
         #expect(abs(rms - 12) < 5 * 12 / (2 * Double(outliers.count)).squareRoot(), "outlier scale \(rms)")
     }
 
-    @Test func theBodyShadowsTheBeaconBehindTheWalker() {
+    @Test func theBodyShadowsTheBeaconBehindTheWalker() throws {
         // Walking east: the west beacon (bearing ≈ 270°) is behind; the east one is ahead; north and south are
         // at 90° from behind, outside a ±60° sector.
-        let d = Self.differences(FieldImpairments(bodyLoss: 6, bodyHalfAngle: 60), seed: 5)
+        let d = try Self.differences(FieldImpairments(bodyLoss: 6, bodyHalfAngle: 60), seed: 5)
         for (b, want) in [(0, -6.0), (1, 0), (2, 0), (3, 0)] {
             let mine = d.filter { $0.beacon == b }.map(\.diff)
             #expect(!mine.isEmpty && mine.allSatisfy { abs($0 - want) < 1e-9 }, "beacon \(b): \(Set(mine))")
         }
     }
 
-    @Test func theSurveyIsTheSameVenueWithTheCalibrationPhone() {
+    @Test func theSurveyIsTheSameVenueWithTheCalibrationPhone() throws {
         let f = FieldImpairments(deviceOffset: -15, beaconP0Sigma: 3)
         let s = Self.hall(f)
-        let sim = Simulator(scenario: s, condition: .field)
+        let sim = try Simulator(scenario: s, condition: .field)
         let points = [Point(20, 20)]
-        let ideal = Simulator(scenario: s, condition: .ideal)
+        let ideal = try Simulator(scenario: s, condition: .ideal)
         // No device offset; the same beacon shifts as the seed's phones hear.
         let survey = sim.survey(points: points, seed: 9)
         let shifts = sim.beaconShifts(seed: 9)

@@ -18,10 +18,10 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
 
 @Suite struct RadioModelTests {
     @Test(arguments: [1.0, 4.0, 10.0, 25.0])
-    func rssiMeanAndSigmaMatchTheModel(distance: Double) {
+    func rssiMeanAndSigmaMatchTheModel(distance: Double) throws {
         let radio = RadioModel(p0: -59, exponent: 2.2, sigma: 5, sensitivity: -200, quantize: false,
                                advertisingInterval: 0.1, scanWindow: 1.0, packetLoss: 0)
-        let sim = Simulator(scenario: oneBeacon(radio: radio))
+        let sim = try Simulator(scenario: oneBeacon(radio: radio))
         let rng = RandomSource(seed: 42)
         var out: [RSSIReading] = []
         var shadow: Simulator.ShadowState? = nil
@@ -36,7 +36,7 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(sd - 5) < 5 * 5 / (2 * n).squareRoot())
     }
 
-    @Test func eachWallCrossedAddsItsLossOnce() {
+    @Test func eachWallCrossedAddsItsLossOnce() throws {
         let walls = [Wall(segment: Segment(Point(5, -10), Point(5, 10)), material: "concrete", loss: 6.9),
                      Wall(segment: Segment(Point(8, -10), Point(8, 10)), material: "glass", loss: 2.0),
                      Wall(segment: Segment(Point(20, 1), Point(30, 1)), material: "drywall", loss: 3.4)]
@@ -51,9 +51,9 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(walled.wallLoss(beacon: 0, to: Point(25, 0.5)) == 8.9)
     }
 
-    @Test func sensitivityAndQuantisationHold() {
+    @Test func sensitivityAndQuantisationHold() throws {
         let radio = RadioModel(p0: -59, exponent: 3, sigma: 8, sensitivity: -90, quantize: true)
-        let sim = Simulator(scenario: oneBeacon(radio: radio))
+        let sim = try Simulator(scenario: oneBeacon(radio: radio))
         let rng = RandomSource(seed: 3)
         var out: [RSSIReading] = []
         var shadow: Simulator.ShadowState? = nil
@@ -64,9 +64,9 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(out.allSatisfy { $0.rssi == $0.rssi.rounded() })
     }
 
-    @Test func packetLossDropsTheExpectedShare() {
+    @Test func packetLossDropsTheExpectedShare() throws {
         let radio = RadioModel(sigma: 1, sensitivity: -200, packetLoss: 0.3)
-        let sim = Simulator(scenario: oneBeacon(radio: radio))
+        let sim = try Simulator(scenario: oneBeacon(radio: radio))
         let rng = RandomSource(seed: 9)
         var out: [RSSIReading] = []
         var shadow: Simulator.ShadowState? = nil
@@ -75,17 +75,29 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(kept - 0.7) < 5 * (0.21 / 20000).squareRoot())
     }
 
-    @Test func advertisementsPerWindowCountsWholeIntervals() {
+    @Test func advertisementsPerWindowCountsWholeIntervals() throws {
         #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 0.3).advertisementsPerWindow == 3)
         #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 1.0).advertisementsPerWindow == 10)
         #expect(RadioModel(advertisingInterval: 2, scanWindow: 1.0).advertisementsPerWindow == 1)
     }
 
-    @Test func correlatedShadowingFollowsGudmundson() {
+    @Test func theSimulatorRefusesWorkBeyondTheBudget() {
+        // 1e-300 s between advertisements used to trap converting 1e300 advertisements to Int; a 1e-9 m grid
+        // or 1e-6 m/s walk used to exhaust memory.
+        #expect(throws: InputErrors.self) { try Simulator(scenario: oneBeacon(radio: RadioModel(advertisingInterval: 1e-300))) }
+        var fine = oneBeacon(radio: RadioModel())
+        fine.testGridSpacing = 1e-9
+        #expect(throws: InputErrors.self) { try Simulator(scenario: fine) }
+        fine.testGridSpacing = 2
+        fine.walks = [Walk(name: "w", waypoints: [Point(0, 0), Point(100, 100)], speed: 1e-6)]
+        #expect(throws: InputErrors.self) { try Simulator(scenario: fine, condition: .field) }
+    }
+
+    @Test func correlatedShadowingFollowsGudmundson() throws {
         // Steps of 2 m with d_corr = 4 m: lag-one correlation exp(−0.5) ≈ 0.607.
         let radio = RadioModel(sigma: 6, sensitivity: -200, quantize: false, advertisingInterval: 1, scanWindow: 1,
                                correlationDistance: 4)
-        let sim = Simulator(scenario: oneBeacon(radio: radio))
+        let sim = try Simulator(scenario: oneBeacon(radio: radio))
         let rng = RandomSource(seed: 11)
         var shadow: Simulator.ShadowState? = Simulator.ShadowState(beacons: 1)
         var xs: [Double] = []
@@ -122,8 +134,8 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         return s
     }()
 
-    @Test func epochsFollowTheWalkAtItsSpeed() {
-        let epochs = Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
+    @Test func epochsFollowTheWalkAtItsSpeed() throws {
+        let epochs = try Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
         let moving = epochs.filter { $0.headings.isEmpty }
         #expect(moving.first?.truth == Point(2, 5))
         for (a, b) in zip(moving, moving.dropFirst()) where b.truth != Point(18, 5) {
@@ -133,8 +145,8 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(epochs.allSatisfy { e in e.readings.allSatisfy { $0.t >= e.t - 0.5 && $0.t < e.t + 0.5 } })
     }
 
-    @Test func lookEventsGiveHeadingsTowardTheFriezes() {
-        let epochs = Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
+    @Test func lookEventsGiveHeadingsTowardTheFriezes() throws {
+        let epochs = try Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
         let looks = epochs.filter { !$0.headings.isEmpty }
         #expect(looks.count == 1)
         let h = looks[0].headings
@@ -146,15 +158,15 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(h[1].heading - 93) < 1e-9)
     }
 
-    @Test func aCheckpointIsScannedOncePerPass() {
-        let epochs = Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
+    @Test func aCheckpointIsScannedOncePerPass() throws {
+        let epochs = try Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
         let scans = epochs.filter { $0.checkpoint != nil }
         #expect(scans.count == 1)
         #expect(scans.first.map { abs($0.truth.x - 10) <= 2 } == true)
     }
 
-    @Test func sameSeedSameEpochsOtherSeedDiffers() {
-        let sim = Simulator(scenario: scenario)
+    @Test func sameSeedSameEpochsOtherSeedDiffers() throws {
+        let sim = try Simulator(scenario: scenario)
         let a = sim.simulate(walk: scenario.walks[0], seed: 5)
         let b = sim.simulate(walk: scenario.walks[0], seed: 5)
         let c = sim.simulate(walk: scenario.walks[0], seed: 6)
@@ -163,12 +175,12 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(sim.simulate(points: sim.testPoints(), seed: 5) == sim.simulate(points: sim.testPoints(), seed: 5))
     }
 
-    @Test func testPointsCoverTheRoomsOnly() {
+    @Test func testPointsCoverTheRoomsOnly() throws {
         var s = scenario
         s.rooms = [Room(name: "left", polygon: Polygon([Point(0, 0), Point(10, 0), Point(10, 10), Point(0, 10)]))]
-        let pts = Simulator(scenario: s).testPoints(spacing: 2)
+        let pts = try Simulator(scenario: s).testPoints(spacing: 2)
         #expect(pts.count == 25)
         #expect(pts.allSatisfy { $0.x < 10 })
-        #expect(Simulator(scenario: scenario).testPoints(spacing: 2).count == 50)
+        #expect(try Simulator(scenario: scenario).testPoints(spacing: 2).count == 50)
     }
 }

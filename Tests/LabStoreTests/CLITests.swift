@@ -20,7 +20,7 @@ import LabScenarioIO
 
         // Same figures as the library computes from the simulator's epochs.
         let s = try scenario("open-hall")
-        let epochs = Simulator(scenario: s).simulate(walk: s.walks[0], seed: 4)
+        let epochs = try Simulator(scenario: s).simulate(walk: s.walks[0], seed: 4)
         let reference = Tournament.evaluate(epochs: epochs, venue: Venue(s), estimators: [.leastSquares, .proximity], scenario: s.name, seed: 4)
         let json = try indoorlab(["replay", file, "--estimators", "least-squares,proximity", "--json"])
         #expect(json.status == 0, "\(json.stderr)")

@@ -27,7 +27,7 @@ import LabEvaluation
     /// standard errors, up to the small bias of the −100 dBm sensitivity cut and whole-dBm rounding.
     @Test func aSimulatedRecordingCalibratesToItsScenario() throws {
         let s = try scenario("open-hall")
-        let r = SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
         let c = try Calibration(r, perBeacon: true)
         #expect(!c.threeDimensional)
         #expect(c.global.samples == r.rssi.count)
@@ -76,7 +76,7 @@ import LabEvaluation
     @Test func wallLossesPerMaterialAreFittedWithTheLaw() throws {
         var s = try scenario("esoc-office")
         s.radio.sensitivity = -200
-        let r = SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
         var unknown = r
         for i in unknown.venue.walls.indices { unknown.venue.walls[i].loss = 0 }
         let c = try Calibration(unknown, perBeacon: false)

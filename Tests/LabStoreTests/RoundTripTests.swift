@@ -23,7 +23,7 @@ import LabScenarioIO
         let recording = try RecordingStore.read(path: path)
 
         // The epochs come back as the simulator made them (the QR checkpoint marker is not stored).
-        let simulated = Simulator(scenario: s).simulate(walk: walk, seed: seed)
+        let simulated = try Simulator(scenario: s).simulate(walk: walk, seed: seed)
         let rebuilt = EpochBuilder(venue: recording.venue.venue).epochs(recording)
         #expect(rebuilt.windowsWithoutTruth == 0)
         #expect(rebuilt.epochs.count == simulated.count)
@@ -50,7 +50,7 @@ import LabScenarioIO
 
     @Test func everyStoredFieldReadsBack() throws {
         let s = try scenario("killian-court")
-        let r = SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 9, scenarioYAML: "name: x", notes: "a note",
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 9, scenarioYAML: "name: x", notes: "a note",
                                         created: Date(timeIntervalSince1970: 1_700_000_000))
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -9,7 +9,7 @@ import LabScenarioIO
 @Suite struct StoreTests {
     func smallRecording() throws -> Recording {
         let s = try scenario("open-hall")
-        return SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1)
+        return try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1)
     }
 
     func expectInputError(_ path: String, containing text: String, _ body: () throws -> Void) {

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The limits on every scenario quantity that sizes the simulator's work, and the check against them.
+///
+/// A scenario is input like any other: a `scan_window` of 1e308 s or a `test_grid` of 1e-9 m is valid YAML
+/// but asks for more advertisements, test points or scan windows than memory holds. The loader reports each
+/// quantity outside its range with its field path, and ``Simulator`` refuses a scenario over budget, so
+/// neither can trap on an integer conversion or run out of memory.
+public enum WorkBudget {
+    /// The largest venue side, metres: a 10 km campus is already far beyond what BLE positioning covers.
+    public static let maximumExtent = 10_000.0
+    /// BLE advertising intervals range from 20 ms to 10.24 s (Bluetooth Core Specification, Vol 6, Part B, 4.4.2.2).
+    public static let advertisingIntervalRange = 0.02...10.24
+    /// Scan windows from 10 ms to one hour.
+    public static let scanWindowRange = 0.01...3600.0
+    /// Walking speeds from 1 cm/s to 10 m/s (a sprint).
+    public static let speedRange = 0.01...10.0
+    /// Test-grid spacing from 10 cm up.
+    public static let minimumTestGrid = 0.1
+    /// Advertisements one beacon sends in one scan window (each is one simulated reading).
+    public static let maximumAdvertisementsPerWindow = 10_000
+    /// Static test points in one grid pass.
+    public static let maximumTestPoints = 200_000
+    /// Scan windows in one walk.
+    public static let maximumWindowsPerWalk = 1_000_000
+
+    /// A quantity outside its range: the field path (as in the scenario file) and what was expected.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// Where the quantity lives, as a list of keys and indices (e.g. `["walks", 2, "speed"]`).
+        public var path: [PathStep]
+        public var message: String
+        public enum PathStep: Sendable, Hashable { case key(String), index(Int) }
+        public var field: String {
+            path.reduce(into: "") { s, step in
+                switch step {
+                case .key(let k): s += s.isEmpty ? k : ".\(k)"
+                case .index(let i): s += "[\(i)]"
+                }
+            }
+        }
+        public var description: String { "\(field): \(message)" }
+    }
+
+    /// Every quantity of `s` outside its range, or whose work (advertisements per window, test points,
+    /// windows per walk) exceeds the budget.
+    public static func problems(_ s: Scenario) -> [Problem] {
+        var out: [Problem] = []
+        func add(_ path: [Problem.PathStep], _ message: String) { out.append(Problem(path: path, message: message)) }
+        func number(_ v: Double) -> String { Format.number(v) }
+
+        let w = s.bounds.width, d = s.bounds.height
+        if w > maximumExtent { add([.key("bounds"), .key("width")], "expected at most \(number(maximumExtent)) m (the largest venue the lab simulates), found \(number(w))") }
+        if d > maximumExtent { add([.key("bounds"), .key("depth")], "expected at most \(number(maximumExtent)) m (the largest venue the lab simulates), found \(number(d))") }
+
+        let r = s.radio
+        let adv = r.advertisingInterval, window = r.scanWindow
+        if !advertisingIntervalRange.contains(adv) {
+            add([.key("radio"), .key("advertising_interval")], "expected \(number(advertisingIntervalRange.lowerBound))–\(number(advertisingIntervalRange.upperBound)) s (the BLE advertising interval range), found \(number(adv))")
+        }
+        if !scanWindowRange.contains(window) {
+            add([.key("radio"), .key("scan_window")], "expected \(number(scanWindowRange.lowerBound))–\(number(scanWindowRange.upperBound)) s, found \(number(window))")
+        }
+        if advertisingIntervalRange.contains(adv) && scanWindowRange.contains(window) {
+            let perWindow = window / adv
+            if perWindow > Double(maximumAdvertisementsPerWindow) {
+                add([.key("radio"), .key("scan_window")], "a \(number(window)) s window at one advertisement every \(number(adv)) s is \(number(perWindow.rounded(.down))) readings per beacon; the budget is \(maximumAdvertisementsPerWindow) (shorten scan_window or lengthen advertising_interval)")
+            }
+        }
+
+        let g = s.testGridSpacing
+        if !(g >= minimumTestGrid) {
+            add([.key("test_grid")], "expected at least \(number(minimumTestGrid)) m, found \(number(g))")
+        } else if w <= maximumExtent && d <= maximumExtent {
+            let points = (w / g).rounded(.up) * (d / g).rounded(.up)
+            if points > Double(maximumTestPoints) {
+                add([.key("test_grid")], "a \(number(g)) m grid over \(number(w)) × \(number(d)) m has up to \(number(points)) test points; the budget is \(maximumTestPoints) (use a coarser test_grid)")
+            }
+        }
+
+        for (i, walk) in s.walks.enumerated() {
+            if !speedRange.contains(walk.speed) {
+                add([.key("walks"), .index(i), .key("speed")], "expected \(number(speedRange.lowerBound))–\(number(speedRange.upperBound)) m/s, found \(number(walk.speed))")
+            } else if scanWindowRange.contains(window) {
+                let windows = walk.length / (walk.speed * window) + Double(walk.looks.reduce(0) { $0 + $1.friezes.count })
+                if windows > Double(maximumWindowsPerWalk) {
+                    add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(number(walk.length)) m at \(number(walk.speed)) m/s) is \(number(windows.rounded(.up))) scan windows; the budget is \(maximumWindowsPerWalk)")
+                }
+            }
+        }
+        return out
+    }
+
+    /// Throws the problems of `s` as one error (for scenarios built in code rather than loaded).
+    public static func check(_ s: Scenario) throws {
+        let p = problems(s)
+        if !p.isEmpty { throw InputErrors(p.map { InputError(file: s.name, field: $0.field, $0.message) }) }
+    }
+}
