@@ -33,7 +33,8 @@ public struct EpochBuilder: Sendable {
     /// (but a few ulps below after repeated additions) in window k.
     @inline(__always) public func windowIndex(_ t: Double) -> Int {
         // Clamped so that a crafted recording with an absurd (but finite) time cannot trap the conversion.
-        Int(max(min((t / window + 1e-9).rounded(.down), 1e15), -1e15))
+        let k = (t / window + 1e-9).rounded(.down)
+        return k.isNaN ? 0 : Int(max(min(k, 1e15), -1e15))
     }
 
     public func epochs(_ r: Recording) -> Result {

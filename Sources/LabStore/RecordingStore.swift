@@ -20,7 +20,7 @@ public enum RecordingStore {
     @discardableResult
     public static func create(at path: String, info: RecordingInfo, venue: RecordedVenue,
                               fill: (RecordingWriter) throws -> Void) throws -> RecordingSummary {
-        try checkVenue(venue, file: path)
+        try venue.check(file: path)
         let fm = FileManager.default
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
@@ -188,22 +188,6 @@ public enum RecordingStore {
         if fd >= 0 { _ = fsync(fd); close(fd) }
     }
 
-    static func checkVenue(_ v: RecordedVenue, file: String) throws {
-        var seen = Set<String>()
-        for (i, b) in v.beacons.enumerated() {
-            if !seen.insert(b.id).inserted { throw InputError(file: file, field: "beacons[\(i)].id", "duplicate beacon id '\(b.id)'") }
-            if !b.position.x.isFinite || !b.position.y.isFinite {
-                throw InputError(file: file, field: "beacons[\(i)].position", "beacon '\(b.id)' has no finite position")
-            }
-        }
-        if v.beacons.isEmpty { throw InputError(file: file, "a recording needs at least one beacon") }
-        let r = v.radio
-        guard r.scanWindow > 0, r.scanWindow.isFinite else { throw InputError(file: file, field: "radio.scan_window", "expected a positive scan window") }
-        guard r.exponent > 0, r.exponent.isFinite, r.p0.isFinite, r.sigma.isFinite, r.sigma >= 0 else {
-            throw InputError(file: file, field: "radio", "expected finite P0 and σ ≥ 0 and a positive exponent")
-        }
-    }
-
     static func insertHeader(_ db: Database, info: RecordingInfo, venue: RecordedVenue) throws {
         try RecordingRow(name: info.name, source: info.source.rawValue, venue: info.venue, created: info.created, notes: info.notes,
                          walk: info.walk, seed: info.seed.map(String.init), scenarioYaml: info.scenarioYAML,
@@ -275,8 +259,43 @@ public enum RecordingStore {
         }
     }
 
+    /// The numeric columns of each table, and which of them may be NULL. SQLite stores any value in any column;
+    /// GRDB reads text where a number belongs as 0, so each is checked by its stored type before loading.
+    static let numericColumns: [(table: String, columns: [String], nullable: Set<String>)] = [
+        ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"]),
+        ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
+                   "correlation_distance", "receiver_height"], ["correlation_distance"]),
+        ("beacons", ["idx", "major", "minor", "x", "y", "height", "p0"], ["major", "minor", "height", "p0"]),
+        ("landmarks", ["idx", "x", "y", "facing", "width"], ["facing"]),
+        ("rooms", ["idx"], []),
+        ("walls", ["idx", "x1", "y1", "x2", "y2", "loss"], []),
+        ("rssi_samples", ["t", "beacon", "rssi"], []),
+        ("heading_samples", ["t", "heading", "accuracy", "frieze", "target"], ["frieze", "target"]),
+        ("ground_truth", ["t", "x", "y", "z"], ["z"]),
+        ("baselines", ["value", "tolerance"], []),
+    ]
+
+    /// The first value stored with the wrong type in a numeric column: its table, row and column.
+    static func checkColumnTypes(_ db: Database, path: String) throws {
+        for (table, columns, nullable) in numericColumns {
+            let condition = columns.map { c in
+                "typeof(\(c)) NOT IN ('integer', 'real'\(nullable.contains(c) ? ", 'null'" : ""))"
+            }.joined(separator: " OR ")
+            let sql = "SELECT rowid, \(columns.map { "typeof(\($0)), quote(substr(\($0), 1, 40))" }.joined(separator: ", ")) FROM \(table) WHERE \(condition) LIMIT 1"
+            guard let row = try Row.fetchOne(db, sql: sql) else { continue }
+            let rowid: Int64 = row[0]
+            for (k, c) in columns.enumerated() {
+                let type: String = row[1 + 2 * k]
+                if type == "integer" || type == "real" || (type == "null" && nullable.contains(c)) { continue }
+                let value: String = row[2 + 2 * k] ?? "NULL"
+                throw InputError(file: path, field: "\(table) row \(rowid) column \(c)", "expected a number, found \(type) \(value)")
+            }
+        }
+    }
+
     static func load(_ db: Database, path: String) throws -> Recording {
         func bad(_ table: String, _ message: String) -> InputError { InputError(file: path, field: table, message) }
+        try checkColumnTypes(db, path: path)
         guard let row = try RecordingRow.fetchOne(db) else { throw bad("recordings", "the recording has no header row") }
         guard let source = RecordingSource(rawValue: row.source) else { throw bad("recordings.source", "unknown source '\(row.source)'") }
         guard let radio = try RadioRow.fetchOne(db) else { throw bad("radio", "the recording has no radio model") }
@@ -303,6 +322,7 @@ public enum RecordingStore {
         let venue = RecordedVenue(name: row.venue, bounds: Rect(minX: row.minX, minY: row.minY, maxX: row.maxX, maxY: row.maxY),
                                   radio: radio.model, beacons: beacons.map(\.beacon), landmarks: landmarks, rooms: rooms,
                                   walls: walls)
+        try venue.check(file: path)
 
         var rssi: [RSSIReading] = []
         rssi.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM rssi_samples") ?? 0)

@@ -1,0 +1,73 @@
+import Foundation
+import LabCore
+
+extension RecordedVenue {
+    /// Every problem with this venue as a recording stores it, each with its table and field: the same checks
+    /// guard writing (importers, `record`) and reading (a recording is input like any other, and a file can
+    /// be edited with any SQLite tool).
+    public func problems() -> [(field: String, message: String)] {
+        var out: [(field: String, message: String)] = []
+        func add(_ field: String, _ message: String) { out.append((field, message)) }
+        func finite(_ p: Point) -> Bool { p.x.isFinite && p.y.isFinite }
+        func number(_ v: Double) -> String { Format.number(v) }
+
+        let b = bounds
+        if ![b.minX, b.minY, b.maxX, b.maxY].allSatisfy(\.isFinite) {
+            add("recordings.bounds", "expected finite bounds, found [\(number(b.minX)), \(number(b.maxX))] × [\(number(b.minY)), \(number(b.maxY))]")
+        } else if !(b.maxX > b.minX && b.maxY > b.minY) {
+            add("recordings.bounds", "expected min_x < max_x and min_y < max_y, found [\(number(b.minX)), \(number(b.maxX))] × [\(number(b.minY)), \(number(b.maxY))]")
+        } else if b.width > WorkBudget.maximumExtent || b.height > WorkBudget.maximumExtent {
+            add("recordings.bounds", "expected a venue at most \(number(WorkBudget.maximumExtent)) m across, found \(number(b.width)) × \(number(b.height)) m")
+        }
+
+        let r = radio
+        if !r.p0.isFinite { add("radio.p0", "expected a finite RSSI at 1 m, found \(number(r.p0))") }
+        if !(r.exponent > 0 && r.exponent.isFinite) { add("radio.exponent", "expected a positive path-loss exponent, found \(number(r.exponent))") }
+        if !(r.sigma >= 0 && r.sigma.isFinite) { add("radio.sigma", "expected σ ≥ 0 dB, found \(number(r.sigma))") }
+        if !r.sensitivity.isFinite { add("radio.sensitivity", "expected a finite sensitivity, found \(number(r.sensitivity))") }
+        if !WorkBudget.advertisingIntervalRange.contains(r.advertisingInterval) {
+            add("radio.advertising_interval", "expected \(number(WorkBudget.advertisingIntervalRange.lowerBound))–\(number(WorkBudget.advertisingIntervalRange.upperBound)) s, found \(number(r.advertisingInterval))")
+        }
+        if !WorkBudget.scanWindowRange.contains(r.scanWindow) {
+            add("radio.scan_window", "expected \(number(WorkBudget.scanWindowRange.lowerBound))–\(number(WorkBudget.scanWindowRange.upperBound)) s, found \(number(r.scanWindow))")
+        }
+        if !(r.packetLoss >= 0 && r.packetLoss < 1) { add("radio.packet_loss", "expected a probability in [0, 1), found \(number(r.packetLoss))") }
+        if let c = r.correlationDistance, !(c > 0 && c.isFinite) { add("radio.correlation_distance", "expected a positive distance or none, found \(number(c))") }
+        if !(r.receiverHeight >= 0 && r.receiverHeight.isFinite) { add("radio.receiver_height", "expected a height ≥ 0 m, found \(number(r.receiverHeight))") }
+
+        if beacons.isEmpty { add("beacons", "a recording needs at least one beacon") }
+        var seen: [String: Int] = [:]
+        for (i, beacon) in beacons.enumerated() {
+            if beacon.id.isEmpty { add("beacons[\(i)].id", "expected a beacon id, found an empty one") }
+            if let first = seen[beacon.id] { add("beacons[\(i)].id", "duplicate beacon id '\(beacon.id)' (first used by beacons[\(first)])") } else { seen[beacon.id] = i }
+            if !finite(beacon.position) { add("beacons[\(i)].position", "beacon '\(beacon.id)' has no finite position") }
+            else if b.maxX > b.minX, !b.contains(beacon.position) {
+                add("beacons[\(i)].position", "beacon '\(beacon.id)' at \(beacon.position) lies outside the bounds")
+            }
+            if let h = beacon.height, !(h >= 0 && h.isFinite) { add("beacons[\(i)].height", "expected a height ≥ 0 m, found \(number(h))") }
+            if let p = beacon.p0, !p.isFinite { add("beacons[\(i)].p0", "expected a finite RSSI at 1 m, found \(number(p))") }
+        }
+        for (i, l) in landmarks.enumerated() {
+            if !finite(l.position) { add("landmarks[\(i)].position", "landmark '\(l.name)' has no finite position") }
+            if !(l.width > 0 && l.width.isFinite) { add("landmarks[\(i)].width", "expected a positive width, found \(number(l.width))") }
+            if let f = l.facing, !f.isFinite { add("landmarks[\(i)].facing", "expected a finite heading, found \(number(f))") }
+        }
+        for (i, room) in rooms.enumerated() {
+            if room.polygon.vertices.count < 3 { add("rooms[\(i)].polygon", "room '\(room.name)' needs at least 3 corners") }
+            if let j = room.polygon.vertices.firstIndex(where: { !finite($0) }) {
+                add("rooms[\(i)].polygon[\(j)]", "room '\(room.name)' has a corner that is not finite")
+            }
+        }
+        for (i, w) in walls.enumerated() {
+            if !finite(w.segment.a) || !finite(w.segment.b) { add("walls[\(i)]", "wall endpoints must be finite") }
+            if !(w.loss >= 0 && w.loss.isFinite) { add("walls[\(i)].loss", "expected a loss ≥ 0 dB, found \(number(w.loss))") }
+        }
+        return out
+    }
+
+    /// Throws every problem of ``problems()`` as ``InputErrors`` naming `file`.
+    public func check(file: String) throws {
+        let p = problems()
+        if !p.isEmpty { throw InputErrors(p.map { InputError(file: file, field: $0.field, $0.message) }) }
+    }
+}

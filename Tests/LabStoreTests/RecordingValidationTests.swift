@@ -1,0 +1,57 @@
+import Foundation
+import LabCore
+import Testing
+@testable import LabStore
+
+/// A recording is input like any other: a file edited with any SQLite tool is checked on open, and every value
+/// that would crash or silently mislead replay and calibrate is an error naming the table, row and column.
+@Suite struct RecordingValidationTests {
+    static func tampered(_ sql: String) throws -> (dir: String, path: String) {
+        let dir = try temporaryDirectory("tamper")
+        let path = dir + "/r.sqlite"
+        let s = try scenario("esoc-office")
+        try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
+        try RecordingStore.withDatabase(path: path, writable: true) { db in try db.execute(sql: sql) }
+        return (dir, path)
+    }
+
+    @Test(arguments: [
+        ("UPDATE radio SET scan_window = 0", "radio.scan_window: expected 0.01–3600 s, found 0"),
+        ("UPDATE radio SET scan_window = 'abc'", "radio row 1 column scan_window: expected a number, found text 'abc'"),
+        ("UPDATE radio SET exponent = -1", "radio.exponent: expected a positive path-loss exponent, found -1"),
+        ("UPDATE radio SET sigma = -2", "radio.sigma: expected σ ≥ 0 dB, found -2"),
+        ("UPDATE radio SET p0 = 1e999", "radio.p0: expected a finite RSSI at 1 m, found inf"),
+        ("UPDATE recordings SET min_x = 100, max_x = 0", "recordings.bounds: expected min_x < max_x and min_y < max_y"),
+        ("UPDATE rooms SET polygon = '[[0, 0], [nan, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
+        ("UPDATE rooms SET polygon = '[[0, 0], [1e999, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
+        ("UPDATE walls SET loss = -3 WHERE idx = 2", "walls[2].loss: expected a loss ≥ 0 dB, found -3"),
+        ("UPDATE rssi_samples SET rssi = 'loud' WHERE rowid = 7", "rssi_samples row 7 column rssi: expected a number, found text 'loud'"),
+        ("UPDATE ground_truth SET x = X'00' WHERE rowid = 3", "ground_truth row 3 column x: expected a number, found blob X'00'"),
+        ("UPDATE beacons SET x = 1e308 WHERE idx = 1", "beacons[1].position: beacon"),
+        ("UPDATE beacons SET id = '' WHERE idx = 0", "beacons[0].id: expected a beacon id, found an empty one"),
+        ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
+    ])
+    func aTamperedRecordingIsRefusedWithItsPlace(sql: String, message: String) throws {
+        let (dir, path) = try Self.tampered(sql)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        if message.isEmpty { _ = try RecordingStore.read(path: path); return }
+        do {
+            _ = try RecordingStore.read(path: path)
+            Issue.record("\(sql): the recording was accepted")
+        } catch let e as InputErrors {
+            #expect(e.errors.contains { $0.location.file == path && $0.description.contains(message) }, "\(e)")
+        } catch let e as InputError {
+            #expect(e.location.file == path && e.description.contains(message), "\(e)")
+        }
+    }
+
+    @Test func replayAndCalibrateExitTwoOnATamperedRecording() throws {
+        let (dir, path) = try Self.tampered("UPDATE radio SET scan_window = 0")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for args in [["replay", path], ["calibrate", path], ["replay", path, "--update-baseline"]] {
+            let r = try indoorlab(args)
+            #expect(r.status == 2, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("radio.scan_window"), "\(args): \(r.stderr)")
+        }
+    }
+}
