@@ -61,9 +61,7 @@ public enum RecordingImporter {
     @discardableResult
     public static func run(format: ImportFormat, paths: [String], to destination: String, options: ImportOptions = ImportOptions()) throws -> RecordingSummary {
         // Refuse early, before reading anything large.
-        if RecordingStore.exists(destination) {
-            throw InputError(file: destination, "the file already exists; a recording is never overwritten (choose another name or delete it first)")
-        }
+        try RecordingStore.checkDestination(destination)
         switch format {
         case .labCSV:
             guard paths.count == 1 else { throw InputError(file: paths.joined(separator: " "), "lab-csv takes one directory (with beacons.csv, readings.csv, truth.csv)") }

@@ -8,7 +8,8 @@ import LabEstimators
 /// A new recording is written all-or-nothing: into a hidden temporary file next to the destination
 /// (`.NAME.partial-PID`) inside one transaction, closed, flushed to disk, and only then linked into place
 /// under its final name (never replacing an existing file). A failure deletes the temporary file; a process
-/// killed mid-way leaves at most that hidden file, which the next write to the same destination removes.
+/// killed mid-way leaves at most that hidden file, which the next write into the same directory removes
+/// (with every other one whose writer is gone). Directories created for a write that fails are removed.
 /// Every problem with a file a user gave is an ``InputError`` naming the file.
 public enum RecordingStore {
     // MARK: - Writing a new recording
@@ -21,22 +22,16 @@ public enum RecordingStore {
     public static func create(at path: String, info: RecordingInfo, venue: RecordedVenue,
                               fill: (RecordingWriter) throws -> Void) throws -> RecordingSummary {
         try venue.check(file: path)
-        let fm = FileManager.default
+        try checkDestination(path)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
-        if exists(path) {
-            throw InputError(file: path, "the file already exists; a recording is never overwritten (choose another name or delete it first)")
-        }
-        do {
-            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            throw InputError(file: path, "cannot create the directory \(dir): \(error.localizedDescription)")
-        }
-        removeStalePartials(directory: dir, name: name)
+        var done = false
+        let made = try makeDirectories(dir, for: path)
+        defer { if !done { removeDirectories(made) } }
+        removeStalePartials(directory: dir)
         let temp = dir + "/" + partialName(name, pid: getpid())
         unlinkDatabase(temp)
-        var done = false
         defer { if !done { unlinkDatabase(temp) } }
 
         var summary = RecordingSummary(path: path, name: info.name, beacons: venue.beacons.count, rssiSamples: 0,
@@ -153,21 +148,84 @@ public enum RecordingStore {
 
     // MARK: - Internals
 
-    static func partialName(_ name: String, pid: Int32) -> String { ".\(name).partial-\(pid)" }
+    /// Checks, before any work, that a new recording can be written at `path`: not an existing file, a file
+    /// name (not a directory), a name the file system accepts, and a parent that is a writable directory
+    /// when it exists (missing parents are created).
+    /// - Throws: ``InputError`` naming the path.
+    public static func checkDestination(_ path: String) throws {
+        if path.isEmpty { throw InputError(file: path, "expected a file name for the recording, found nothing") }
+        if exists(path) {
+            var st = stat()
+            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+                throw InputError(file: path, "is a directory; give the recording's file name (for example \(path.hasSuffix("/") ? path : path + "/")recording.sqlite)")
+            }
+            throw InputError(file: path, "the file already exists; a recording is never overwritten (choose another name or delete it first)")
+        }
+        if path.hasSuffix("/") { throw InputError(file: path, "names a directory; give the recording's file name (for example \(path)recording.sqlite)") }
+        let url = URL(fileURLWithPath: path)
+        let name = url.lastPathComponent
+        if name.utf8.count > maximumNameBytes {
+            throw InputError(file: path, "the file name is \(name.utf8.count) bytes long; file systems allow at most \(maximumNameBytes)")
+        }
+        // The nearest ancestor that exists must be a directory we can write into.
+        var dir = url.deletingLastPathComponent().path
+        while !exists(dir) && dir != "/" && !dir.isEmpty { dir = URL(fileURLWithPath: dir).deletingLastPathComponent().path }
+        var st = stat()
+        if stat(dir, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR {
+            throw InputError(file: path, "cannot create the recording: \(dir) is not a directory")
+        }
+        if access(dir, W_OK) != 0 { throw InputError(file: path, "cannot create the recording: the directory \(dir) is not writable") }
+    }
+
+    /// NAME_MAX of Linux file systems, bytes.
+    static let maximumNameBytes = 255
+
+    /// The hidden name a recording is written under until it is complete: `.NAME.partial-PID`, with NAME cut
+    /// (at a character boundary) so that the whole stays within ``maximumNameBytes``.
+    static func partialName(_ name: String, pid: Int32) -> String {
+        let suffix = ".partial-\(pid)"
+        let room = maximumNameBytes - 1 - suffix.utf8.count - "-journal".utf8.count
+        var kept = ""
+        for c in name {
+            if kept.utf8.count + String(c).utf8.count > room { break }
+            kept.append(c)
+        }
+        return "." + kept + suffix
+    }
+
+    /// Creates `dir` and its missing parents; returns those it created, deepest first (for removal on failure).
+    static func makeDirectories(_ dir: String, for path: String) throws -> [String] {
+        var missing: [String] = []
+        var d = dir
+        while !exists(d) && d != "/" && !d.isEmpty { missing.append(d); d = URL(fileURLWithPath: d).deletingLastPathComponent().path }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            removeDirectories(missing)
+            throw InputError(file: path, "cannot create the directory \(dir): \(error.localizedDescription)")
+        }
+        return missing
+    }
+
+    /// Removes directories a failed write created (deepest first), each only while empty.
+    static func removeDirectories(_ dirs: [String]) {
+        for d in dirs where rmdir(d) != 0 { break }
+    }
 
     static func exists(_ path: String) -> Bool {
         var st = stat()
         return lstat(path, &st) == 0
     }
 
-    /// Deletes `.NAME.partial-PID` files left by killed writers (the process no longer exists).
-    static func removeStalePartials(directory: String, name: String) {
-        let prefix = ".\(name).partial-"
+    /// Deletes the `.NAME.partial-PID` files (and their journals) that killed writers left in `directory`:
+    /// every one whose process no longer exists, whatever its NAME.
+    static func removeStalePartials(directory: String) {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for e in entries where e.hasPrefix(prefix) {
-            let rest = e.dropFirst(prefix.count)
-            let pidText = rest.split(separator: "-").first.map(String.init) ?? ""
-            guard let pid = Int32(pidText.hasSuffix("journal") ? String(pidText.dropLast(7)) : pidText) else { continue }
+        for e in entries where e.hasPrefix(".") {
+            guard let marker = e.range(of: ".partial-", options: .backwards) else { continue }
+            var pidText = e[marker.upperBound...]
+            if pidText.hasSuffix("-journal") { pidText = pidText.dropLast("-journal".count) }
+            guard let pid = Int32(pidText), pid > 0 else { continue }
             if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + e) }
         }
     }

@@ -1,9 +1,16 @@
 import ArgumentParser
+import LabCore
 
 @main
 struct IndoorLab: ParsableCommand {
     /// Runs the command; input errors anywhere (a file, a line, a field) print cleanly and exit 2.
     static func main() {
+        // An unknown command gets a suggestion ("simualte" → simulate), not just "unexpected argument".
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !names.contains(first) {
+            printError("error: unknown command '\(first)'\(didYouMean(first, among: names)); commands: \(names.dropLast().joined(separator: ", ")) (see indoorlab --help)")
+            exit(withError: ExitCode(64))
+        }
         do {
             var command = try parseAsRoot()
             try reportingInputErrors { try command.run() }

@@ -67,6 +67,7 @@ struct Plan: ParsableCommand {
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
+        try checkOutput(output, inputs: [path])
         var o = Planner.Options(targetP90: targetP90)
         o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
         o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed
@@ -82,7 +83,7 @@ struct Plan: ParsableCommand {
         if let output, !beacons.isEmpty {
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let note = "Beacons placed by 'indoorlab plan --target-p90 \(Format.metres(targetP90)) --coverage \(coverage) --mount \(mount.rawValue) --seed \(seed.seed)'."
-            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: beacons, note: note), to: output)
+            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: beacons, note: note), to: output, inputs: [path])
         }
         var written: [String] = []
         if !result.steps.isEmpty {

@@ -36,6 +36,7 @@ struct Record: ParsableCommand {
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
+        try reportingInputErrors { try RecordingStore.checkDestination(output) }
         let w: Walk
         if let walk {
             guard let found = s.walk(named: walk) else {

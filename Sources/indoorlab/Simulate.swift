@@ -34,6 +34,8 @@ struct Simulate: ParsableCommand {
 
     func run() throws {
         let s = try loadScenario(scenario)
+        let input = BundledScenarios.resolve(scenario)
+        try checkOutput(output, inputs: [input])
         let sim = try Simulator(scenario: s)
         var epochs: [Epoch] = []
         if walk == "grid" {
@@ -48,7 +50,7 @@ struct Simulate: ParsableCommand {
             for w in s.walks { epochs += sim.simulate(walk: w, seed: seed.seed) }
         }
         let text = format == .csv ? EpochCSV.encode(epochs, scenario: s) : try jsonString(EpochJSON.File(scenario: s, seed: seed.seed, epochs: epochs))
-        try writeOutput(text, to: output)
+        try writeOutput(text, to: output, inputs: [input])
     }
 }
 

@@ -40,16 +40,24 @@ func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
-/// Writes `text` to `path` atomically (temporary file + rename), or to standard output when path is nil or "-".
-func writeOutput(_ text: String, to path: String?) throws {
+/// Writes `text` to `path` (``OutputFile``: atomically, through links, never over one of `inputs`), or to
+/// standard output when path is nil or "-".
+func writeOutput(_ text: String, to path: String?, inputs: [String] = []) throws {
     guard let path, path != "-" else {
         FileHandle.standardOutput.write(Data(text.utf8))
         return
     }
-    try writeAtomically(Data(text.utf8), to: path)
+    try OutputFile.write(Data(text.utf8), to: path, inputs: inputs)
 }
 
-func writeAtomically(_ data: Data, to path: String) throws { try OutputFile.write(data, to: path) }
+/// Refuses, before any work, an output that is one of the command's inputs.
+func checkOutput(_ path: String?, inputs: [String]) throws {
+    guard let path, path != "-" else { return }
+    let target = OutputFile.resolvingLinks(path)
+    for input in inputs where OutputFile.isSameFile(input, target) {
+        throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")
+    }
+}
 
 /// Options shared by every command that draws random numbers.
 struct SeedOptions: ParsableArguments {

@@ -42,6 +42,7 @@ struct Tune: ParsableCommand {
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
+        try checkOutput(output, inputs: [path])
         var o = Tuner.Options()
         o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
         o.estimator = .shipped
@@ -51,7 +52,7 @@ struct Tune: ParsableCommand {
         if let output {
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let note = "Beacons moved by 'indoorlab tune\(beacons.map { " --beacons \($0)" } ?? "") --seed \(seed.seed)'."
-            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: result.beacons, note: note), to: output)
+            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: result.beacons, note: note), to: output, inputs: [path])
         }
         if json {
             try writeOutput(jsonString(result), to: nil)

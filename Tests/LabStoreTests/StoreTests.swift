@@ -61,8 +61,42 @@ import LabScenarioIO
         // A pid far above pid_max (4194304) belongs to no process.
         let stale = dir + "/" + RecordingStore.partialName("r.sqlite", pid: 99_999_999)
         try "half".write(toFile: stale, atomically: true, encoding: .utf8)
+        // …and those of other names (a killed import of another file) go too; a live writer's stays.
+        let other = dir + "/" + RecordingStore.partialName("other.sqlite", pid: 99_999_998)
+        try "half".write(toFile: other, atomically: true, encoding: .utf8)
+        try "journal".write(toFile: other + "-journal", atomically: true, encoding: .utf8)
+        let live = dir + "/" + RecordingStore.partialName("busy.sqlite", pid: getppid())
+        try "live".write(toFile: live, atomically: true, encoding: .utf8)
         try RecordingStore.write(try smallRecording(), to: dir + "/r.sqlite")
-        #expect(listing(dir) == ["r.sqlite"])
+        #expect(listing(dir) == [RecordingStore.partialName("busy.sqlite", pid: getppid()), "r.sqlite"])
+    }
+
+    @Test func destinationsThatCannotWorkAreRefusedBeforeAnyWork() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        expectInputError(dir + "/", containing: "is a directory") { try RecordingStore.checkDestination(dir + "/") }
+        expectInputError(dir + "/new/", containing: "names a directory") { try RecordingStore.checkDestination(dir + "/new/") }
+        let long = dir + "/" + String(repeating: "n", count: 256)
+        expectInputError(long, containing: "256 bytes long; file systems allow at most 255") { try RecordingStore.checkDestination(long) }
+        try "file".write(toFile: dir + "/plain", atomically: true, encoding: .utf8)
+        expectInputError(dir + "/plain/x.sqlite", containing: "is not a directory") { try RecordingStore.checkDestination(dir + "/plain/x.sqlite") }
+        // The lab's partial name stays within NAME_MAX for the longest accepted name (it used to fail after the work).
+        let longest = String(repeating: "é", count: 127)  // 254 bytes
+        #expect(RecordingStore.partialName(longest, pid: Int32.max).utf8.count + "-journal".utf8.count <= 255)
+        let path = dir + "/" + longest
+        try RecordingStore.write(try smallRecording(), to: path)
+        #expect(listing(dir) == ["plain", longest])
+    }
+
+    @Test func aFailedWriteRemovesTheDirectoriesItMade() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        struct Boom: Error {}
+        let r = try smallRecording()
+        #expect(throws: Boom.self) {
+            try RecordingStore.create(at: dir + "/new/a/b/x.sqlite", info: r.info, venue: r.venue) { _ in throw Boom() }
+        }
+        #expect(listing(dir).isEmpty, "left behind: \(listing(dir))")
     }
 
     @Test func badFilesAreClearInputErrors() throws {

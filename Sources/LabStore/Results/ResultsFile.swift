@@ -148,18 +148,3 @@ public struct BoundMap: Sendable, Codable, Hashable {
         self.readingsPerBeacon = readingsPerBeacon; self.model = model
     }
 }
-
-/// Writing output files without leaving half-written ones.
-public enum OutputFile {
-    /// Writes `data` to `path` atomically (temporary file + rename), creating the directory.
-    /// - Throws: ``InputError`` naming the file.
-    public static func write(_ data: Data, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw InputError(file: path, "cannot write the output file: \((error as NSError).localizedDescription)")
-        }
-    }
-}

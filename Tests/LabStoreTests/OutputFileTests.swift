@@ -1,0 +1,59 @@
+import Foundation
+import LabCore
+import Testing
+@testable import LabStore
+
+/// Output files: never an input overwritten, links written through, devices written to directly.
+@Suite struct OutputFileTests {
+    @Test func anOutputThatIsAnInputIsRefused() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let scenario = dir + "/s.yaml"
+        try scenarioText("open-hall").write(toFile: scenario, atomically: true, encoding: .utf8)
+        // The same file by another path (a link) is the same input.
+        symlink("s.yaml", dir + "/alias.yaml")
+        for out in [scenario, dir + "/alias.yaml", dir + "/./s.yaml"] {
+            let r = try indoorlab(["simulate", scenario, "-o", out])
+            #expect(r.status == 2 && r.stderr.contains("is also an input"), "\(out): \(r.stderr)")
+        }
+        #expect(try String(contentsOfFile: scenario, encoding: .utf8) == scenarioText("open-hall"), "the scenario is intact")
+    }
+
+    @Test func aSymbolicLinkIsWrittenThrough() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        symlink("real.csv", dir + "/link.csv")   // dangling: writing creates the target
+        try OutputFile.write(Data("one\n".utf8), to: dir + "/link.csv")
+        try OutputFile.write(Data("two\n".utf8), to: dir + "/link.csv")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dir + "/link.csv") == "real.csv", "the link stays a link")
+        #expect(try String(contentsOfFile: dir + "/real.csv", encoding: .utf8) == "two\n")
+        #expect(listing(dir) == ["link.csv", "real.csv"], "no temporary file left")
+    }
+
+    @Test func aReplacedFileKeepsItsPermissions() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/x.csv"
+        try OutputFile.write(Data("a".utf8), to: path)
+        chmod(path, 0o640)
+        try OutputFile.write(Data("b".utf8), to: path)
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o640)
+    }
+
+    @Test func devicesAreWrittenToAndTheirErrorsReported() throws {
+        try OutputFile.write(Data("ignored".utf8), to: "/dev/null")
+        var st = stat()
+        #expect(stat("/dev/null", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
+        #expect(throws: InputError.self) { try OutputFile.write(Data("x".utf8), to: "/dev/full") }
+        #expect(stat("/dev/full", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "/dev/full is still a device")
+        let r = try indoorlab(["simulate", "open-hall", "-o", "/dev/full"])
+        #expect(r.status == 2 && r.stderr.contains("/dev/full: cannot write the output file: No space left on device"), "\(r.stderr)")
+    }
+
+    @Test func aDirectoryIsNotAnOutputFile() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(throws: InputError.self) { try OutputFile.write(Data("x".utf8), to: dir) }
+    }
+}
