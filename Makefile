@@ -1,6 +1,6 @@
 # IndoorLab — the two commands:  make demo  (the tournament and its plots)   make test  (every test)
 SWIFT        ?= swift
-APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev
+APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev python3
 SEEDS        ?= 10
 BIN          := .build/release/indoorlab
 # The real datasets, when present next to the repository, join the tournament (see README, "Real protocols").

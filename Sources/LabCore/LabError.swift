@@ -39,3 +39,11 @@ public struct InputErrors: Error, Sendable, CustomStringConvertible {
     public init(_ errors: [InputError]) { self.errors = errors }
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
+
+/// A file another process holds locked past the wait: not bad input, and not lost — try again (exit code 3).
+public struct FileBusy: Error, Sendable, CustomStringConvertible, Equatable {
+    public var file: String
+    public var message: String
+    public init(file: String, _ message: String) { self.file = file; self.message = message }
+    public var description: String { "\(file): \(message)" }
+}

@@ -15,6 +15,8 @@ enum KillPoints {
         case beforeLink = "before-link"
         /// Linked under its final name, the temporary name not yet removed.
         case afterLink = "after-link"
+        /// `replay --update-baseline`: the old baselines deleted and the new inserted, not yet committed.
+        case baselinesBeforeCommit = "baselines-before-commit"
     }
 
     static let setting = ProcessInfo.processInfo.environment["INDOORLAB_TEST_KILL_AT"]

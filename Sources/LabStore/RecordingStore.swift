@@ -115,7 +115,7 @@ public enum RecordingStore {
     /// Replaces the stored baselines of every estimator in `baselines` with those given, in one transaction.
     public static func setBaselines(_ baselines: [Baseline], path: String) throws {
         try withDatabase(path: path, writable: true) { db in
-            try db.inTransaction {
+            do {
                 let estimators = Set(baselines.map(\.estimator.rawValue))
                 for e in estimators { try BaselineRow.filter(Column("estimator") == e).deleteAll(db) }
                 let now = Date()
@@ -123,7 +123,7 @@ public enum RecordingStore {
                     try BaselineRow(estimator: b.estimator.rawValue, metric: b.metric.rawValue, value: b.value,
                                     tolerance: b.tolerance, updated: now).insert(db)
                 }
-                return .commit
+                KillPoints.reached(.baselinesBeforeCommit)
             }
         }
     }
@@ -133,7 +133,7 @@ public enum RecordingStore {
     public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:],
                                    materialLoss: [String: Double] = [:]) throws {
         try withDatabase(path: path, writable: true) { db in
-            try db.inTransaction {
+            do {
                 try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
                 for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
                     try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
@@ -141,7 +141,6 @@ public enum RecordingStore {
                 for (m, v) in materialLoss.sorted(by: { $0.key < $1.key }) {
                     try db.execute(sql: "UPDATE walls SET loss = ? WHERE material = ?", arguments: [v, m])
                 }
-                return .commit
             }
         }
     }
@@ -258,7 +257,15 @@ public enum RecordingStore {
         for (i, w) in venue.walls.enumerated() { try WallRow(w, index: i).insert(db) }
     }
 
-    /// Opens an existing recording, checks it, and runs `body` on it.
+    /// How long a command waits for another process's lock on a recording before giving up, seconds.
+    /// `INDOORLAB_BUSY_TIMEOUT` (seconds) overrides it.
+    public static var busyTimeout: TimeInterval {
+        ProcessInfo.processInfo.environment["INDOORLAB_BUSY_TIMEOUT"].flatMap(TimeInterval.init).map { max(0, min($0, 3600)) } ?? 30
+    }
+
+    /// Opens an existing recording, checks it, and runs `body` on it inside one transaction (a consistent
+    /// snapshot for readers; an immediate write lock for writers). Another process's lock is waited for up to
+    /// ``busyTimeout``; a journal left by a killed writer is rolled back first.
     static func withDatabase<T>(path: String, writable: Bool, _ body: (Database) throws -> T) throws -> T {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
@@ -266,21 +273,48 @@ public enum RecordingStore {
         }
         guard !isDir.boolValue else { throw InputError(file: path, "is a directory, not a recording") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw InputError(file: path, "cannot read the file (permissions)") }
+        if !writable { try rollBackInterruptedWrite(path) }
         do {
             var config = Configuration()
             config.readonly = !writable
+            config.busyMode = .timeout(busyTimeout)
             let queue = try DatabaseQueue(path: path, configuration: config)
             defer { try? queue.close() }
             return try queue.inDatabase { db in
-                try check(db, path: path)
-                return try body(db)
+                var result: T?
+                try db.inTransaction(writable ? .immediate : .deferred) {
+                    try check(db, path: path)
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
             }
         } catch let e as DatabaseError {
-            throw describe(e, path: path)
+            throw describe(e, path: path, writing: writable)
         }
     }
 
-    static func describe(_ e: DatabaseError, path: String) -> InputError {
+    /// A writer killed mid-transaction leaves a hot journal (`NAME-journal`); a read-only connection cannot
+    /// roll it back and SQLite then calls the intact file read-only. Opening it once for writing rolls the
+    /// journal back (SQLite decides whether it is hot: a live writer's journal is left alone, and waited for).
+    static func rollBackInterruptedWrite(_ path: String) throws {
+        var st = stat()
+        guard stat(path + "-journal", &st) == 0, st.st_size > 0 else { return }
+        guard access(path, W_OK) == 0, access(URL(fileURLWithPath: path).deletingLastPathComponent().path, W_OK) == 0 else {
+            throw InputError(file: path, "an interrupted write left a journal (\(path)-journal) that only a writable open can roll back; run the command once with write permission on the file and its directory")
+        }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(busyTimeout)
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            _ = try queue.inDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        } catch let e as DatabaseError {
+            throw describe(e, path: path, writing: true)
+        }
+    }
+
+    static func describe(_ e: DatabaseError, path: String, writing: Bool = false) -> Error {
         switch e.resultCode {
         case .SQLITE_NOTADB:
             return InputError(file: path, "not an SQLite database (a recording is made by 'indoorlab record' or 'indoorlab import')")
@@ -290,8 +324,12 @@ public enum RecordingStore {
             return InputError(file: path, "cannot open the file: \(e.message ?? "")")
         case .SQLITE_READONLY:
             return InputError(file: path, "the file is read-only: \(e.message ?? "")")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return FileBusy(file: path, "the recording is locked by another process (waited \(Format.number(busyTimeout)) s; INDOORLAB_BUSY_TIMEOUT sets the wait); nothing was \(writing ? "written" : "read")")
+        case .SQLITE_FULL:
+            return InputError(file: path, "cannot write the recording: the disk is full")
         default:
-            return InputError(file: path, "cannot read the recording: \(e.message ?? "\(e)")")
+            return InputError(file: path, "cannot \(writing ? "update" : "read") the recording: \(e.message ?? "\(e)")")
         }
     }
 

@@ -30,6 +30,7 @@ struct IndoorLab: ParsableCommand {
           0   success
           1   a check failed (a replay regression, a planning target out of reach)
           2   bad input (the file, line and field are named)
+          3   a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT, default 30 s)
           64  a wrong option
         """,
         subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Coverage.self, Bench.self])

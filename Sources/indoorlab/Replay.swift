@@ -17,7 +17,7 @@ struct Replay: ParsableCommand {
         --update-baseline stores the current figures instead, with tolerance max(0.05 m, 10 %) for errors and
         0.02 for rates, replacing the baselines of the estimators run (one transaction per recording).
         Exit codes: 0 every baseline holds (or was updated), 1 a regression (a table of what moved is printed),
-        2 bad input (missing, non-SQLite, truncated or foreign file).
+        2 bad input (missing, non-SQLite, truncated, foreign or invalid file; the table, row and column are named), 3 a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT seconds, default 30). A recording another run is updating is waited for, so concurrent runs lose nothing; a write interrupted by a kill is rolled back on the next open.
         Default estimators: those with stored baselines, else all.
         Example: indoorlab replay Recordings/*.sqlite
         """)

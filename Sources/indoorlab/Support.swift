@@ -8,6 +8,8 @@ import LabScenarioIO
 
 /// Exit code for bad input (a file, a field, an option): scripts can tell it from a failed check (1).
 let badInputExit = ExitCode(2)
+/// Exit code for a file another process kept locked past the wait: nothing is wrong with it; run again.
+let busyExit = ExitCode(3)
 
 /// Prints an error to standard error.
 func printError(_ message: String) {
@@ -37,6 +39,9 @@ func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     } catch let e as InputErrors {
         printError(e.errors.map { "error: \($0)" }.joined(separator: "\n"))
         throw badInputExit
+    } catch let e as FileBusy {
+        printError("error: \(e)")
+        throw busyExit
     }
 }
 
