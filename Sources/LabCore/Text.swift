@@ -20,3 +20,10 @@ public func didYouMean(_ name: String, among candidates: [String]) -> String {
           editDistance(close, name) <= 3 else { return "" }
     return " (did you mean '\(close)'?)"
 }
+
+/// `text` as a message quotes it: whole up to `limit` characters, else its start, "…" and its length, so a
+/// message never echoes a 3 MB field back.
+public func abbreviated(_ text: String, limit: Int = 60) -> String {
+    guard text.count > limit else { return text }
+    return String(text.prefix(limit)) + "… (\(text.utf8.count) bytes)"
+}

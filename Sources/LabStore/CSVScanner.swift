@@ -146,6 +146,19 @@ struct CSVRecord {
         throw numberError(i)
     }
 
+    /// A coordinate in metres: a finite number within ±``WorkBudget/maximumExtent`` (a 1e308 position would
+    /// make the venue's bounds infinite).
+    func coordinate(_ i: Int) throws -> Double {
+        let v = try double(i)
+        guard abs(v) <= WorkBudget.maximumExtent else {
+            throw error(i, "expected a coordinate within ±\(Format.number(WorkBudget.maximumExtent)) m, found \(Format.number(v))")
+        }
+        return v
+    }
+
+    /// The field as a message shows it: abbreviated when long (a message never echoes megabytes back).
+    func shown(_ i: Int) -> String { abbreviated(string(i)) }
+
     /// A finite number, or nil for an empty field.
     func optionalDouble(_ i: Int) throws -> Double? {
         if i >= count || fields[i].isEmpty { return nil }
@@ -153,12 +166,12 @@ struct CSVRecord {
     }
 
     func int(_ i: Int) throws -> Int {
-        guard let v = Int(string(i)) else { throw error(i, "expected a whole number, found '\(string(i))'") }
+        guard let v = Int(string(i)) else { throw error(i, "expected a whole number, found '\(shown(i))'") }
         return v
     }
 
     func numberError(_ i: Int) -> InputError {
-        let text = string(i)
+        let text = shown(i)
         if text.isEmpty { return error(i, "expected a number, found an empty field") }
         let lower = text.lowercased()
         if lower.contains("nan") || lower.contains("inf") { return error(i, "expected a finite number, found '\(text)'") }

@@ -48,8 +48,14 @@ struct DanisImporter {
                 throw InputError(file: file, line: n + 1, field: "\(key).\(mac)", "expected [[x, y, z], colour, alias]")
             }
             let numbers = pos.compactMap { ($0 as? NSNumber)?.doubleValue }
-            guard numbers.count == pos.count, numbers.allSatisfy(\.isFinite) else {
-                throw InputError(file: file, line: n + 1, field: "\(key).\(mac)", "expected a position [x, y, z] in metres")
+            guard numbers.count == pos.count, numbers.allSatisfy({ $0.isFinite && abs($0) <= WorkBudget.maximumExtent }) else {
+                throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "expected a position [x, y, z] in metres, each within ±\(Format.number(WorkBudget.maximumExtent))")
+            }
+            guard !alias.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "expected an alias (the receiver's name), found an empty one")
+            }
+            if let other = out.first(where: { $0.alias == alias }) {
+                throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "duplicate alias '\(abbreviated(alias))' (also \(abbreviated(other.mac)))")
             }
             out.append(Device(mac: mac.lowercased(), alias: alias, position: numbers))
         }
@@ -77,6 +83,13 @@ struct DanisImporter {
             throw InputError(file: parPath, field: "limits", "expected {\"limits\": [minX, minY, maxX, maxY], …}")
         }
         let bounds = Rect(minX: limits[0], minY: limits[1], maxX: limits[2], maxY: limits[3])
+        guard limits.allSatisfy({ $0.isFinite }), bounds.maxX > bounds.minX, bounds.maxY > bounds.minY,
+              bounds.width <= WorkBudget.maximumExtent, bounds.height <= WorkBudget.maximumExtent else {
+            throw InputError(file: parPath, field: "limits", "expected [minX, minY, maxX, maxY] with minX < maxX and minY < maxY, at most \(Format.number(WorkBudget.maximumExtent)) m across; found \(limits.map(Format.number))")
+        }
+        for s in sensors where !bounds.contains(Point(s.position[0], s.position[1]), tolerance: 1e-6) {
+            throw InputError(file: devPath, field: "Dongles.\(s.mac)", "receiver '\(s.alias)' at (\(Format.number(s.position[0])), \(Format.number(s.position[1]))) lies outside the limits of \(parPath)")
+        }
 
         // Parse every track first (they are small): all lines are checked before anything is written.
         struct Line { var ts: Double; var sensor: Int; var rssi: Double; var x: Double; var y: Double; var z: Double }
@@ -98,16 +111,16 @@ struct DanisImporter {
                 }
                 last = max(last, ts)
                 guard let sensor = lookup.index(rec, field: 1) else {
-                    throw rec.error(1, "unknown receiver '\(rec.string(1))': not among the Dongles of \(devPath)")
+                    throw rec.error(1, "unknown receiver '\(rec.shown(1))': not among the Dongles of \(devPath)")
                 }
                 guard moverMACs.contains(where: { rec.equals(2, $0) }) else {
-                    throw rec.error(2, "unknown beacon '\(rec.string(2))': not among the Beacons of \(devPath)")
+                    throw rec.error(2, "unknown beacon '\(rec.shown(2))': not among the Beacons of \(devPath)")
                 }
                 let v = try rec.double(3)
                 guard plausible.contains(v) else {
                     throw rec.error(3, "expected an RSSI in dBm within \(Int(plausible.lowerBound))…\(Int(plausible.upperBound)), found \(v)")
                 }
-                let x = try rec.double(4), y = try rec.double(5), z = try rec.double(6)
+                let x = try rec.coordinate(4), y = try rec.coordinate(5), z = try rec.coordinate(6)
                 for k in 7..<16 { _ = try rec.double(k) }
                 lines.append(Line(ts: ts, sensor: sensor, rssi: v, x: x, y: y, z: z))
             }

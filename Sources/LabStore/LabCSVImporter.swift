@@ -63,14 +63,17 @@ struct LabCSVImporter {
             let idField = c["id"]!
             let id = rec.string(idField)
             guard !id.isEmpty else { throw rec.error(idField, "expected a beacon id, found an empty field") }
-            if let first = seen[id] { throw rec.error(idField, "duplicate beacon id '\(id)' (first on line \(first))") }
+            if let first = seen[id] { throw rec.error(idField, "duplicate beacon id '\(rec.shown(idField))' (first on line \(first))") }
             seen[id] = rec.line
-            var b = RecordedBeacon(id: id, position: Point(try rec.double(c["x"]!), try rec.double(c["y"]!)))
-            if let i = c["height"] { b.height = try rec.optionalDouble(i) }
+            var b = RecordedBeacon(id: id, position: Point(try rec.coordinate(c["x"]!), try rec.coordinate(c["y"]!)))
+            if let i = c["height"], let h = try rec.optionalDouble(i) {
+                guard (0...WorkBudget.maximumExtent).contains(h) else { throw rec.error(i, "expected a mounting height ≥ 0 m, found \(Format.number(h))") }
+                b.height = h
+            }
             if let i = c["p0"] { b.p0 = try rec.optionalDouble(i) }
             if let i = c["uuid"], !rec.isEmpty(i) {
                 let u = rec.string(i)
-                guard UUID(uuidString: u) != nil else { throw rec.error(i, "expected an iBeacon UUID like B9407F30-F5F8-466E-AFF9-25556B57FE6D, found '\(u)'") }
+                guard UUID(uuidString: u) != nil else { throw rec.error(i, "expected an iBeacon UUID like B9407F30-F5F8-466E-AFF9-25556B57FE6D, found '\(rec.shown(i))'") }
                 b.uuid = u.uppercased()
             }
             func uint16(_ key: String) throws -> Int? {
@@ -99,12 +102,12 @@ struct LabCSVImporter {
             var source = TruthSource.survey
             if let si = c["source"], !rec.isEmpty(si) {
                 guard let s = TruthSource(rawValue: rec.string(si)) else {
-                    throw rec.error(si, "expected one of \(TruthSource.allCases.map(\.rawValue).joined(separator: ", ")), found '\(rec.string(si))'")
+                    throw rec.error(si, "expected one of \(TruthSource.allCases.map(\.rawValue).joined(separator: ", ")), found '\(rec.shown(si))'")
                 }
                 source = s
             }
-            out.append(TruthSample(t: t, position: Point(try rec.double(c["x"]!), try rec.double(c["y"]!)),
-                                   z: try c["z"].flatMap { try rec.optionalDouble($0) }, source: source))
+            out.append(TruthSample(t: t, position: Point(try rec.coordinate(c["x"]!), try rec.coordinate(c["y"]!)),
+                                   z: try c["z"].flatMap { rec.isEmpty($0) ? nil : try rec.coordinate($0) }, source: source))
         }
         if out.isEmpty { throw InputError(file: path("truth.csv"), "no ground truth: expected one row per position after the header") }
         return out
@@ -155,7 +158,7 @@ struct LabCSVImporter {
             if t < last { throw rec.error(ti, "time goes backwards: \(t) s after \(last) s on the line before") }
             last = t
             guard let b = lookup.index(rec, field: bi) else {
-                throw rec.error(bi, "unknown beacon id '\(rec.string(bi))' (not in beacons.csv\(options.scenario != nil ? " or the scenario" : ""))")
+                throw rec.error(bi, "unknown beacon id '\(rec.shown(bi))' (not in beacons.csv\(options.scenario != nil ? " or the scenario" : ""))")
             }
             let rssi = try rec.double(ri)
             guard plausible.contains(rssi) else {

@@ -31,7 +31,7 @@ struct UJIImporter {
         try CSVFile(path: path).forEachRow(required: ["id", "x", "y", "type"]) { rec, c in
             let id = rec.string(c["id"]!)
             guard !id.isEmpty else { throw rec.error(c["id"]!, "expected an obstacle id, found an empty field") }
-            let p = Point(try rec.double(c["x"]!), try rec.double(c["y"]!))
+            let p = Point(try rec.coordinate(c["x"]!), try rec.coordinate(c["y"]!))
             let type = try rec.double(c["type"]!)
             guard let material = Int(exactly: type).flatMap({ obstacleMaterials[$0] }) else {
                 throw rec.error(c["type"]!, "expected an obstacle type 1 (shelf) or 2 (pillar), found \(type)")
@@ -79,8 +79,9 @@ struct UJIImporter {
         var beacons: [RecordedBeacon] = []
         try CSVFile(path: depPath).forEachRow(required: ["id", "x", "y"]) { rec, c in
             let id = rec.string(c["id"]!)
-            if beacons.contains(where: { $0.id == id }) { throw rec.error(c["id"]!, "duplicate beacon id '\(id)'") }
-            beacons.append(RecordedBeacon(id: id, position: Point(try rec.double(c["x"]!), try rec.double(c["y"]!))))
+            guard !id.isEmpty else { throw rec.error(c["id"]!, "expected a beacon id, found an empty field") }
+            if beacons.contains(where: { $0.id == id }) { throw rec.error(c["id"]!, "duplicate beacon id '\(rec.shown(c["id"]!))'") }
+            beacons.append(RecordedBeacon(id: id, position: Point(try rec.coordinate(c["x"]!), try rec.coordinate(c["y"]!))))
         }
         guard !beacons.isEmpty else { throw InputError(file: depPath, "no beacons") }
 
@@ -91,7 +92,7 @@ struct UJIImporter {
             try rec.expect(fields: 1...1)
             let s = rec.string(0)
             guard s.count == 8, s.allSatisfy(\.isNumber), let digit = s.dropFirst().first, "123".contains(digit) else {
-                throw rec.error(0, "expected an 8-digit scan id whose second digit is the Tx power (1, 2 or 3), found '\(s)'")
+                throw rec.error(0, "expected an 8-digit scan id whose second digit is the Tx power (1, 2 or 3), found '\(rec.shown(0))'")
             }
             selected.append(digit == code)
         }
@@ -99,7 +100,7 @@ struct UJIImporter {
         var coords: [Point] = []
         try CSVFile(path: crdPath).forEachRecord(columns: ["x", "y"]) { rec in
             try rec.expect(fields: 2...2)
-            coords.append(Point(try rec.double(0), try rec.double(1)))
+            coords.append(Point(try rec.coordinate(0), try rec.coordinate(1)))
         }
         let rssPath = "\(directory)/rss/\(z)_rss.csv"
         let rss = try CSVFile(path: rssPath)

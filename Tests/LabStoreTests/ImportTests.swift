@@ -94,6 +94,12 @@ import LabScenarioIO
                               containing: "duplicate beacon id 'A'")
         try expectImportError(try dir(beacons: "id,x,y,uuid\nA,0,0,nope\n"), file: "beacons.csv", line: 2, field: "uuid",
                               containing: "iBeacon UUID")
+        try expectImportError(try dir(beacons: "id,x,y\nA,0,1e308\n"), file: "beacons.csv", line: 2, field: "y",
+                              containing: "expected a coordinate within ±10000 m, found 1e+308")
+        try expectImportError(try dir(truth: "t,x,y,z\n1,0,0,1e308\n"), file: "truth.csv", line: 2, field: "z",
+                              containing: "expected a coordinate within ±10000 m")
+        try expectImportError(try dir(readings: "t,beacon,rssi\n0.1,A," + String(repeating: "9", count: 100_000) + "x\n"), file: "readings.csv",
+                              line: 2, field: "rssi", containing: "… (100001 bytes)")
         try expectImportError(try dir(truth: "t,x,y\n1,0,0\n0.5,0,0\n"), file: "truth.csv", line: 3, field: "t",
                               containing: "time goes backwards")
         try expectImportError(try dir(truth: "t,x,y,source\n1,0,0,guess\n"), file: "truth.csv", line: 2, field: "source",
@@ -247,6 +253,81 @@ import LabScenarioIO
         try expectError("nan", line: 7, field: "x", "finite number") { replace(&$0, 6, field: 4, with: "nan") }
         try expectError("back", line: 9, field: "timestamp", "time goes backwards") { replace(&$0, 8, field: 0, with: "1581249500.0") }
         try expectError("short", line: 3, field: nil, "expected 16 comma-separated fields") { $0[2] = "1581249601.5,b827eb4521b4,e78f135624ce,-80" }
+    }
+
+    /// Values that used to be accepted and then broke replay (infinite bounds, P90 < P75) or named nothing.
+    @Test func danisNonsenseIsRejectedWithFileLineAndField() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func expectError(_ name: String, file: (String) -> String, line: Int?, field: String?, _ text: String,
+                         track edit: (inout [String]) -> Void = { _ in }, config: (inout String, inout String) -> Void = { _, _ in }) throws {
+            let track = try danisCopy(dir + "/" + name, edit: edit)
+            let cnf = dir + "/" + name + "/cnf"
+            var dev = try String(contentsOfFile: cnf + "/tetam.dev", encoding: .utf8)
+            var par = try String(contentsOfFile: cnf + "/tetam.par", encoding: .utf8)
+            config(&dev, &par)
+            try dev.write(toFile: cnf + "/tetam.dev", atomically: true, encoding: .utf8)
+            try par.write(toFile: cnf + "/tetam.par", atomically: true, encoding: .utf8)
+            do {
+                try RecordingImporter.run(format: .danis, paths: [track], to: dir + "/" + name + ".sqlite")
+                Issue.record("\(name): the import succeeded")
+            } catch let e as InputError {
+                #expect(e.location.file == file(dir + "/" + name) && e.location.line == line && (field == "*" || e.location.field == field), "\(e)")
+                #expect(e.message.contains(text), "\(e)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/" + name + ".sqlite"))
+        }
+        let trackFile = { (d: String) in d + "/trk/t_all_sensors.mbd" }
+        let par = { (d: String) in d + "/cnf/tetam.par" }, dev = { (d: String) in d + "/cnf/tetam.dev" }
+        try expectError("z", file: trackFile, line: 7, field: "z", "expected a coordinate within ±10000 m, found 1e+308") { rows in
+            var f = rows[6].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            f[6] = "1e308"
+            rows[6] = f.joined(separator: ",")
+        }
+        try expectError("limits", file: par, line: nil, field: "limits", "expected [minX, minY, maxX, maxY] with minX < maxX", config: { _, p in
+            p = p.replacingOccurrences(of: #""limits": [0.0, 0.0, 20.660138018121128, 17.64103475472807]"#, with: #""limits": [0, 0, 0, 0]"#)
+        })
+        try expectError("alias", file: dev, line: 1, field: "Dongles.b827eb4521b4", "expected an alias (the receiver's name), found an empty one", config: { d, _ in
+            d = d.replacingOccurrences(of: #"16711680, "sensor10"]"#, with: #"16711680, ""]"#)
+        })
+        try expectError("duplicate", file: dev, line: 1, field: "*",  // whichever of the two the dictionary gives second
+                        "duplicate alias 'sensor11'", config: { d, _ in
+            d = d.replacingOccurrences(of: #"16711680, "sensor10"]"#, with: #"16711680, "sensor11"]"#)
+        })
+        try expectError("far", file: dev, line: 1, field: "Dongles.b827eb4521b4", "within ±10000", config: { d, _ in
+            d = d.replacingOccurrences(of: "[[7.00, 7.09, 1.22]", with: "[[1e308, 7.09, 1.22]")
+        })
+    }
+
+    /// A copy of the UJI dataset with `edit` applied to one of its files.
+    func ujiCopy(_ dir: String, file: String, edit: (inout [String]) -> Void) throws -> String {
+        try FileManager.default.copyItem(atPath: datasets + "/uji-ble-geo", toPath: dir)
+        var rows = try String(contentsOfFile: dir + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        edit(&rows)
+        try rows.joined(separator: "\n").write(toFile: dir + "/" + file, atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    @Test func ujiNonsenseIsRejectedWithFileLineAndField() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let cases: [(name: String, file: String, line: Int, field: String, text: String, edit: (inout [String]) -> Void)] = [
+            ("empty-id", "dep/geo.csv", 2, "id", "expected a beacon id, found an empty field", { $0[1] = ",15.993,10.168" }),
+            ("far", "dep/geo.csv", 3, "x", "expected a coordinate within ±10000 m, found 1e+308", { $0[2] = "B2,1e308,5.384" }),
+            ("long", "dep/geo.csv", 3, "id", "duplicate beacon id 'BBBBBBBB", { $0[1] = String(repeating: "B", count: 3_000_000) + ",1,1"; $0[2] = String(repeating: "B", count: 3_000_000) + ",2,2" }),
+        ]
+        for c in cases {
+            let copy = try ujiCopy(dir + "/" + c.name, file: c.file, edit: c.edit)
+            do {
+                try RecordingImporter.run(format: .uji, paths: [copy], to: dir + "/" + c.name + ".sqlite")
+                Issue.record("\(c.name): the import succeeded")
+            } catch let e as InputError {
+                #expect(e.location.file == copy + "/" + c.file && e.location.line == c.line && e.location.field == c.field, "\(e.location)")
+                #expect(e.message.contains(c.text), "\(e.message.prefix(200))")
+                #expect(e.description.utf8.count < 1000, "the message does not echo the 3 MB field back")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/" + c.name + ".sqlite"))
+        }
     }
 
     @Test func danisAcceptsSubMillisecondStepsBack() throws {
