@@ -33,6 +33,19 @@ public struct InputError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String { "\(location): \(message)" }
 }
 
+/// As JSON: `{"file", "line", "column", "field", "message"}` (absent keys are unknown), for scripts.
+extension InputError: Encodable {
+    enum CodingKeys: String, CodingKey { case file, line, column, field, message }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(location.file, forKey: .file)
+        try c.encodeIfPresent(location.line, forKey: .line)
+        try c.encodeIfPresent(location.column, forKey: .column)
+        if let f = location.field, !f.isEmpty { try c.encode(f, forKey: .field) }
+        try c.encode(message, forKey: .message)
+    }
+}
+
 /// Several input errors found in one pass (validation reports them all, not just the first).
 public struct InputErrors: Error, Sendable, CustomStringConvertible {
     public var errors: [InputError]

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Levenshtein distance, for "did you mean" hints (unknown keys, scenario and command names).
 public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)
@@ -26,4 +28,16 @@ public func didYouMean(_ name: String, among candidates: [String]) -> String {
 public func abbreviated(_ text: String, limit: Int = 60) -> String {
     guard text.count > limit else { return text }
     return String(text.prefix(limit)) + "… (\(text.utf8.count) bytes)"
+}
+
+/// Creates `dir` and its missing parents (like `mkdir -p`), reporting the POSIX reason and the component
+/// at fault: "/a/file is not a directory" rather than Foundation's "NSCocoaErrorDomain error 512".
+/// - Returns: nil on success, else the reason.
+public func createDirectories(_ dir: String) -> String? {
+    var st = stat()
+    if stat(dir, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR ? nil : "\(dir) is not a directory" }
+    let parent = (dir as NSString).deletingLastPathComponent
+    if !parent.isEmpty && parent != dir, let problem = createDirectories(parent) { return problem }
+    if mkdir(dir, 0o777) != 0 && errno != EEXIST { return "\(dir): \(String(cString: strerror(errno)))" }
+    return nil
 }

@@ -1,5 +1,6 @@
 internal import CPLplot
 import Foundation
+import LabCore
 
 /// A figure could not be written (the directory is not writable, a driver is missing, PLplot wrote nothing).
 public struct PlotError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -39,11 +40,7 @@ public final class PlotRenderer: Sendable {
         }
         let url = URL(fileURLWithPath: basePath)
         let dir = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        } catch {
-            throw PlotError(path: dir.path, "cannot create the output directory: \(error.localizedDescription)")
-        }
+        if let problem = createDirectories(dir.path) { throw PlotError(path: dir.path, "cannot create the output directory: \(problem)") }
         let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
         var written: [(temp: String, final: String)] = []
         defer { for w in written { unlink(w.temp) } }   // no-op for files already renamed

@@ -6,13 +6,38 @@ import Yams
 public enum ScenarioLoader {
     /// Loads and validates the scenario at `path`. Throws ``InputErrors`` listing every problem found.
     public static func load(path: String) throws -> Scenario {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw InputErrors([InputError(file: path, "cannot read the file: \(error.localizedDescription)")])
+        try parse(yaml: try readText(path, expecting: "a scenario file (.yaml)"), file: path)
+    }
+
+    /// The UTF-8 text of the file at `path`: a missing file, a directory, an unreadable file or bytes that
+    /// are not UTF-8 (with the line and column of the first bad byte) are input errors naming the file.
+    public static func readText(_ path: String, expecting what: String) throws -> String {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw InputErrors([InputError(file: path, "no such file; expected \(what)")])
         }
-        return try parse(yaml: text, file: path)
+        if isDir.boolValue { throw InputErrors([InputError(file: path, "is a directory; expected \(what)")]) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputErrors([InputError(file: path, "cannot read the file (permissions?)")])
+        }
+        if let text = String(data: data, encoding: .utf8) { return text }
+        let (offset, line, column) = firstInvalidUTF8(data)
+        throw InputErrors([InputError(InputLocation(file: path, line: line, column: column),
+                                      "the file is not UTF-8 text: byte 0x\(String(data[offset], radix: 16, uppercase: true)) cannot start or continue a character")])
+    }
+
+    /// The offset of the first byte that breaks UTF-8, with its 1-based line and column.
+    static func firstInvalidUTF8(_ data: Data) -> (offset: Int, line: Int, column: Int) {
+        let bytes = [UInt8](data)
+        var i = 0, line = 1, lineStart = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            let n = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
+            guard n > 0, i + n <= bytes.count, String(decoding: bytes[i..<i + n], as: UTF8.self).unicodeScalars.allSatisfy({ $0 != "\u{FFFD}" }) else { break }
+            if b == 0x0A { line += 1; lineStart = i + 1 }
+            i += n
+        }
+        return (min(i, max(bytes.count - 1, 0)), line, i - lineStart + 1)
     }
 
     /// Parses and validates scenario YAML; `file` names the source in error messages.
@@ -39,8 +64,12 @@ public enum ScenarioLoader {
         case .duplicatedKeysInMapping(let duplicates, let context):
             return InputError(InputLocation(file: file, line: context.mark.line, column: context.mark.column),
                               "a key appears twice in one mapping: \(duplicates.joined(separator: ", "))")
+        case .reader(let problem, let offset, _, let yaml):
+            // libyaml's reader gives a byte offset: turn it into file:line: like the others.
+            let line = offset.map { o in yaml.utf8.prefix(o).reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) } }
+            return InputError(InputLocation(file: file, line: line), "YAML error: \(problem)")
         default:
-            return InputError(file: file, "YAML syntax error: \(error)")
+            return InputError(file: file, "YAML syntax error: \(abbreviated("\(error)", limit: 200))")
         }
     }
 
@@ -276,7 +305,9 @@ public enum ScenarioLoader {
                 } else { identities[key] = i }
             }
         }
-        if s.beacons.isEmpty { report(["beacons"], "beacons", "a scenario needs at least one beacon") }
+        if case .sequence(let listed)? = root["beacons"], listed.isEmpty {
+            report(["beacons"], "beacons", "a scenario needs at least one beacon")
+        }
         for (i, r) in s.rooms.enumerated() {
             let p = r.polygon
             if p.vertices.count < 3 || p.area < 1e-6 {

@@ -80,7 +80,14 @@ struct YAMLField {
     /// `[x, y]` in metres.
     func point() -> Point? {
         guard case .sequence(let s) = node, s.count == 2, let x = s[0].float, let y = s[1].float, x.isFinite, y.isFinite else {
-            fail("expected a point [x, y] in metres, found \(describedValue)"); return nil
+            var why = ""
+            if case .sequence(let s) = node {
+                if s.count != 2 { why = " (\(s.count) values, not 2)" }
+                else if let bad = s.first(where: { $0.float.map { !$0.isFinite } ?? true }) {
+                    why = " ('\(abbreviated(bad.scalar?.string ?? "a \(bad.mapping != nil ? "mapping" : "list")"))' is not a finite number)"
+                }
+            }
+            fail("expected a point [x, y] in metres, found \(describedValue)\(why)"); return nil
         }
         return Point(x, y)
     }
@@ -89,14 +96,16 @@ struct YAMLField {
         switch node {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
-        case .scalar(let s): return "'\(s.string)'"
+        case .scalar(let s): return "'\(abbreviated(s.string))'"
         case .alias: return "an alias"
         }
     }
 
     private var describedValue: String {
         switch node {
-        case .scalar(let s): return s.string.isEmpty ? "nothing" : "'\(s.string)'"
+        case .scalar(let s): return s.string.isEmpty ? "nothing" : "'\(abbreviated(s.string))'"
+        case .sequence(let items) where items.count <= 8 && items.allSatisfy({ $0.scalar != nil }):
+            return abbreviated("[" + items.map { $0.scalar!.string }.joined(separator: ", ") + "]")
         default: return kindName
         }
     }

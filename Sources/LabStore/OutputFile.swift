@@ -29,11 +29,7 @@ public enum OutputFile {
         }
         let url = URL(fileURLWithPath: target)
         let dir = url.deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
-            throw InputError(file: path, "cannot create the directory \(dir): \((error as NSError).localizedDescription)")
-        }
+        if let problem = createDirectories(dir) { throw InputError(file: path, "cannot create the directory: \(problem)") }
         let temp = dir + "/.indoorlab-output-\(getpid())-\(counter.next())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw InputError(file: path, "cannot write the output file: \(String(cString: strerror(errno)))") }

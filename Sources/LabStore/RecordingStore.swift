@@ -197,11 +197,9 @@ public enum RecordingStore {
         var missing: [String] = []
         var d = dir
         while !exists(d) && d != "/" && !d.isEmpty { missing.append(d); d = URL(fileURLWithPath: d).deletingLastPathComponent().path }
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        } catch {
+        if let problem = createDirectories(dir) {
             removeDirectories(missing)
-            throw InputError(file: path, "cannot create the directory \(dir): \(error.localizedDescription)")
+            throw InputError(file: path, "cannot create the directory: \(problem)")
         }
         return missing
     }

@@ -8,7 +8,7 @@ import LabScenarioIO
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check scenario files and report every problem with file, line and field path.",
-        discussion: "Exit code 0 when all files are valid, 2 otherwise. Example: indoorlab validate Scenarios/*.yaml")
+        discussion: "Exit code 0 when all files are valid, 2 otherwise. With --json, each file gives {file, valid, errors, summary}, each error {file, line, column, field, message} (keys absent when unknown). Example: indoorlab validate Scenarios/*.yaml")
 
     @Argument(help: "Scenario YAML files (or names of bundled scenarios).")
     var files: [String]
@@ -16,7 +16,8 @@ struct Validate: ParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    struct FileResult: Encodable { var file: String; var valid: Bool; var errors: [String]; var summary: String? }
+    /// One file's verdict; `errors` are objects with file, line, column, field (when known) and message.
+    struct FileResult: Encodable { var file: String; var valid: Bool; var errors: [InputError]; var summary: String? }
 
     func run() throws {
         var results: [FileResult] = []
@@ -28,7 +29,7 @@ struct Validate: ParsableCommand {
                     + "\(s.landmarks.count) landmarks, \(s.checkpoints.count) checkpoints, \(s.walks.count) walks"
                 results.append(FileResult(file: path, valid: true, errors: [], summary: summary))
             } catch let e as InputErrors {
-                results.append(FileResult(file: path, valid: false, errors: e.errors.map(\.description), summary: nil))
+                results.append(FileResult(file: path, valid: false, errors: e.errors, summary: nil))
             }
         }
         if json {
@@ -36,7 +37,7 @@ struct Validate: ParsableCommand {
         } else {
             for r in results {
                 if r.valid { print("ok  \(r.file)  (\(r.summary ?? ""))") }
-                else { r.errors.forEach { printError("error: " + $0) } }
+                else { r.errors.forEach { printError("error: \($0)") } }
             }
         }
         if results.contains(where: { !$0.valid }) { throw badInputExit }

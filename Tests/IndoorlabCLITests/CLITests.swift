@@ -58,7 +58,7 @@ func temporaryDirectory() throws -> URL {
         let json = try indoorlab(["validate", "--json", bad.path])
         let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(parsed?.first?["valid"] as? Bool == false)
-        #expect((parsed?.first?["errors"] as? [String])?.count == 3)
+        #expect((parsed?.first?["errors"] as? [[String: Any]])?.count == 3)
     }
 
     @Test func missingScenarioIsAClearErrorNotACrash() throws {
@@ -311,5 +311,66 @@ func temporaryDirectory() throws -> URL {
         #expect(text.contains("located 5.00 5.00"))
         #expect(text.contains("app-package-check: ok"))
         if getuid() == 0 { #expect(text.contains("headers hidden")) }
+    }
+}
+
+/// Messages a user can act on: the file and line, the value shown (abbreviated), no Foundation error codes.
+@Suite struct MessageTests {
+    func validate(_ bytes: [UInt8], json: Bool = false) throws -> Run {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("s.yaml")
+        try Data(bytes).write(to: f)
+        return try indoorlab(["validate", f.path] + (json ? ["--json"] : []), cwd: dir)
+    }
+
+    @Test func invalidUTF8GivesTheLineAndColumn() throws {
+        let r = try validate(Array("name: x\nbounds: {width: 5, depth: 5}\ndescription: caf".utf8) + [0xE9, 0x0A])
+        #expect(r.status == 2)
+        #expect(r.stderr.contains("s.yaml:3:17: the file is not UTF-8 text: byte 0xE9"), "\(r.stderr)")
+    }
+
+    @Test func aPointNamesTheValueThatIsNotANumber() throws {
+        let r = try validate(Array("name: x\nbounds: {width: 5, depth: 5}\nbeacons:\n  - {id: A, position: [abc, 3]}\n".utf8))
+        #expect(r.stderr.hasSuffix("s.yaml:4: beacons[0].position: expected a point [x, y] in metres, found [abc, 3] ('abc' is not a finite number)\n"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line, no follow-up about missing beacons: \(r.stderr)")
+    }
+
+    @Test func aHugeFieldIsNotEchoedBack() throws {
+        let r = try validate(Array("name: x\nbounds: {width: 5, depth: \(String(repeating: "z", count: 3_000_000))}\nbeacons: []\n".utf8))
+        #expect(r.status == 2)
+        #expect(r.stderr.utf8.count < 1000 && r.stderr.contains("… (3000000 bytes)"), "\(r.stderr.prefix(300))")
+    }
+
+    @Test func aDirectoryIsNamedAsOne() throws {
+        let r = try indoorlab(["validate", "/tmp"])
+        #expect(r.stderr == "error: /tmp: is a directory; expected a scenario file (.yaml)\n")
+        let o = try indoorlab(["simulate", "open-hall", "-o", "/etc/hostname/x.csv"])
+        #expect(o.status == 2 && o.stderr.contains("cannot create the directory: /etc/hostname is not a directory"), "\(o.stderr)")
+        #expect(!o.stderr.contains("NSCocoaErrorDomain"))
+    }
+
+    @Test func validateJSONGivesErrorsAsObjects() throws {
+        let r = try validate(Array("name: x\nbounds: {width: 5, depth: 5}\nbeacons:\n  - {id: A, position: [9, 3]}\n".utf8), json: true)
+        let files = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]
+        let error = (files?.first?["errors"] as? [[String: Any]])?.first
+        #expect(error?["line"] as? Int == 4)
+        #expect(error?["field"] as? String == "beacons[0].position")
+        #expect((error?["file"] as? String)?.hasSuffix("s.yaml") == true)
+        #expect((error?["message"] as? String)?.contains("lies outside the bounds") == true, "\(r.stdout)")
+    }
+
+    @Test func aMisspelledCommandGetsASuggestion() throws {
+        let r = try indoorlab(["simualte", "open-hall"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("unknown command 'simualte' (did you mean 'simulate'?)"), "\(r.stderr)")
+    }
+
+    @Test func aNegativeCountIsANumberOutOfRange() throws {
+        let r = try indoorlab(["compare", "--seeds", "-1"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("--seeds must be between 1 and 200, found -1"), "\(r.stderr)")
+        let huge = try indoorlab(["compare", "--seeds", "9223372036854775807"])
+        #expect(huge.status == 64 && huge.stderr.contains("--seeds must be between 1 and 200"), "\(huge.stderr)")
     }
 }

@@ -59,3 +59,15 @@ import LabScenarioIO
         #expect(dup.problem(beaconCount: 2)?.contains("twice") == true)
     }
 }
+
+@Suite struct FormatTests {
+    @Test func runawayValuesPrintInScientificNotation() {
+        #expect(Format.fixed(1e300, 1) == "1.000e+300")
+        #expect(Format.fixed(-2.5e12, 2) == "-2.500e+12")
+        #expect(Format.fixed(12.345, 2) == "12.35")
+        #expect(Format.number(2147483648) == "2147483648")
+        #expect(Format.number(1e-300) == "1e-300")
+        #expect(Format.number(0.02) == "0.02")
+        #expect(abbreviated(String(repeating: "x", count: 100), limit: 10) == "xxxxxxxxxx… (100 bytes)")
+    }
+}
