@@ -7,7 +7,9 @@ BIN          := .build/release/indoorlab
 DATASETS     ?= ../shared/datasets
 REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tracks),--real $(DATASETS),)
 
-.PHONY: all deps build demo test bench plots clean
+PREFIX       ?= /usr/local
+
+.PHONY: all deps build demo test bench plots clean install install-files
 
 all: build
 
@@ -34,11 +36,21 @@ demo: build
 	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots
 	$(BIN) plot offset-learning --out-dir Plots
 	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
-	$(BIN) replay Recordings/*.sqlite
+	$(BIN) replay --strict --junit out/replay-junit.xml Recordings/*.sqlite
 
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# Installs the tool and the bundled scenarios: PREFIX/bin/indoorlab finds PREFIX/share/indoorlab/Scenarios.
+# The binary links the Swift runtime of the toolchain that built it (and libgsl, libplplot, libsqlite3).
+install: build
+	$(MAKE) install-files
+
+install-files:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/indoorlab
+	install -m 644 Scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios/
 
 bench: build
 	$(BIN) bench

@@ -26,6 +26,16 @@ public enum RecordingReplay {
         return stored.isEmpty ? EstimatorKind.allCases : stored.sorted()
     }
 
+    /// What strict mode (`replay --strict`, the CI gate) counts as a failure beyond regressions: a recording
+    /// with no baseline checked, or the shipped estimator (``EstimatorKind/shipped``) not checked.
+    public static func strictProblems(_ result: Result) -> [String] {
+        if result.checks.isEmpty { return ["no baseline checked (store them with --update-baseline)"] }
+        if !result.checks.contains(where: { $0.estimator == .shipped }) {
+            return ["the shipped estimator (\(EstimatorKind.shipped.rawValue)) was not checked: \(result.estimators.contains(.shipped) ? "it has no baselines" : "it was not run (add it to --estimators)")"]
+        }
+        return []
+    }
+
     /// Replays `r` through `estimators` (default: ``defaultEstimators(_:)``).
     /// The score's scenario label is the recording's name; the seed is the simulation's (0 for real data).
     public static func run(_ r: Recording, estimators: [EstimatorKind]? = nil) -> Result {

@@ -3,8 +3,9 @@ import LabCore
 
 /// Finds scenarios by path or by the name of a bundled one (`open-hall` → `Scenarios/open-hall.yaml`).
 ///
-/// Bundled scenarios are looked for, in order, in `$INDOORLAB_SCENARIOS`, `./Scenarios`, and the
-/// `Scenarios` folder of the package the running binary was built in (up to four levels above it).
+/// Bundled scenarios are looked for, in order, in `$INDOORLAB_SCENARIOS`, `./Scenarios`, the installed copy
+/// (`PREFIX/share/indoorlab/Scenarios` for a binary in `PREFIX/bin`, as `make install` lays them out), and
+/// the `Scenarios` folder of the package the running binary was built in (up to four levels above it).
 public enum BundledScenarios {
     /// The directories searched, in order.
     public static func directories() -> [String] {
@@ -12,8 +13,9 @@ public enum BundledScenarios {
         if let env = ProcessInfo.processInfo.environment["INDOORLAB_SCENARIOS"] { dirs.append(env) }
         dirs.append(FileManager.default.currentDirectoryPath + "/Scenarios")
         // .build/<config>/indoorlab → package root
-        let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let exe = URL(fileURLWithPath: executablePath()).resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
+        dirs.append(dir.deletingLastPathComponent().path + "/share/indoorlab/Scenarios")
         for _ in 0..<4 {
             dir = dir.deletingLastPathComponent()
             dirs.append(dir.path + "/Scenarios")
@@ -58,6 +60,11 @@ public enum BundledScenarios {
             throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(didYouMean(nameOrPath, among: names)); bundled: \(names.joined(separator: ", "))")
         }
         return try ScenarioLoader.load(path: path)
+    }
+
+    /// The running binary: /proc/self/exe (right however it was started, through PATH too), else argv[0].
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     private static func isPath(_ s: String) -> Bool {

@@ -112,10 +112,12 @@ public enum RecordingStore {
 
     // MARK: - Changing an existing recording
 
-    /// Replaces the stored baselines of every estimator in `baselines` with those given, in one transaction.
-    public static func setBaselines(_ baselines: [Baseline], path: String) throws {
+    /// Replaces the stored baselines of every estimator in `baselines` with those given (or, `replacingAll`,
+    /// every stored baseline), in one transaction.
+    public static func setBaselines(_ baselines: [Baseline], path: String, replacingAll: Bool = false) throws {
         try withDatabase(path: path, writable: true) { db in
             do {
+                if replacingAll { try BaselineRow.deleteAll(db) }
                 let estimators = Set(baselines.map(\.estimator.rawValue))
                 for e in estimators { try BaselineRow.filter(Column("estimator") == e).deleteAll(db) }
                 let now = Date()

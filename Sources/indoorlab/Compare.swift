@@ -129,8 +129,10 @@ struct Compare: ParsableCommand {
 }
 
 enum EstimatorList {
+    /// Comma-separated names; `all` stands for every estimator.
     static func parse(_ text: String) throws -> [EstimatorKind] {
-        try text.split(separator: ",").map { name in
+        if text.trimmingCharacters(in: .whitespaces) == "all" { return EstimatorKind.allCases }
+        return try text.split(separator: ",").map { name in
             guard let k = EstimatorKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("unknown estimator '\(name)'\(didYouMean(String(name), among: EstimatorKind.allCases.map(\.rawValue))); known: \(EstimatorKind.knownNames)")
             }

@@ -25,6 +25,7 @@ struct IndoorLab: ParsableCommand {
         discussion: """
         Data flows one way: scenario (YAML) → readings → fixes → results → plots.
         Every random draw comes from --seed: the same inputs give the same outputs.
+        Bundled scenarios (by name, e.g. open-hall) are found in $INDOORLAB_SCENARIOS, ./Scenarios, PREFIX/share/indoorlab/Scenarios beside an installed PREFIX/bin/indoorlab (make install PREFIX=…), or the source tree the binary was built in.
 
         Exit codes:
           0   success
@@ -33,5 +34,6 @@ struct IndoorLab: ParsableCommand {
           3   a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT, default 30 s)
           64  a wrong option
         """,
+        version: indoorlabVersion,
         subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Record.self, Import.self, Replay.self, Calibrate.self, Coverage.self, Bench.self])
 }

@@ -18,14 +18,16 @@ struct Replay: ParsableCommand {
         0.02 for rates, replacing the baselines of the estimators run (one transaction per recording).
         Exit codes: 0 every baseline holds (or was updated), 1 a regression (a table of what moved is printed),
         2 bad input (missing, non-SQLite, truncated, foreign or invalid file; the table, row and column are named), 3 a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT seconds, default 30). A recording another run is updating is waited for, so concurrent runs lose nothing; a write interrupted by a kill is rolled back on the next open.
+        Baselines live in the recording and, for review, in NAME.baselines.json beside NAME.sqlite (sorted keys, one line per figure): when that file exists replay checks against it, and --update-baseline writes both.
+        --strict (the CI gate): a recording with no baseline checked, or without the shipped estimator among those checked, fails too (exit 1). --junit FILE writes JUnit XML, one test case per recording × estimator × metric.
         Default estimators: those with stored baselines, else all.
-        Example: indoorlab replay Recordings/*.sqlite
+        Example: indoorlab replay --strict --junit out/replay.xml Recordings/*.sqlite
         """)
 
     @Argument(help: "Recording files.")
     var files: [String]
 
-    @Option(help: "Comma-separated estimators (default: those with baselines, else all).", transform: EstimatorList.parse)
+    @Option(help: "Comma-separated estimators, or 'all' (default: those with baselines, else all).", transform: EstimatorList.parse)
     var estimators: [EstimatorKind]?
 
     @Flag(help: "Print the results as JSON.")
@@ -37,13 +39,31 @@ struct Replay: ParsableCommand {
     @Option(help: "Score with this radio model (a 'calibrate --save-fit' file) instead of each recording's own: a model fitted on other data.")
     var radio: String?
 
+    @Flag(help: "The CI gate: also fail when a recording has no baseline checked or the shipped estimator is not among those checked.")
+    var strict = false
+
+    @Option(help: "Write the verdicts as JUnit XML here (one test case per recording × estimator × metric).")
+    var junit: String?
+
     func validate() throws {
         if radio != nil && updateBaseline { throw ValidationError("--radio and --update-baseline do not go together: baselines hold the recording's own model") }
+        if strict && updateBaseline { throw ValidationError("--strict checks baselines; --update-baseline replaces them: run one, then the other") }
     }
 
     func run() throws {
         // Every file is read and checked before anything runs or is written.
         var recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
+        // The reviewable baselines file, when there is one, is what is checked.
+        var baselineSources: [String] = []
+        for (i, file) in files.enumerated() {
+            let sidecar = BaselineFile.path(forRecording: file)
+            if let b = try reportingInputErrors({ try BaselineFile.read(path: sidecar) }) {
+                recordings[i].baselines = b
+                baselineSources.append(sidecar)
+            } else {
+                baselineSources.append(file)
+            }
+        }
         if let radio {
             let fit = try reportingInputErrors { try RadioFit.read(path: radio) }
             for i in recordings.indices { recordings[i].venue = fit.applied(to: recordings[i].venue) }
@@ -51,30 +71,50 @@ struct Replay: ParsableCommand {
         var reports: [ReplayReport.Recording] = []
         var tables: [String] = []
         var regressions: [(String, BaselineCheck)] = []
+        var strictFailures: [(String, String)] = []
+        var suites: [JUnitReport.Suite] = []
         for (file, r) in zip(files, recordings) {
             let result = RecordingReplay.run(r, estimators: estimators)
             var updated = false
             if updateBaseline {
-                try reportingInputErrors { try RecordingStore.setBaselines(BaselineJudge.baselines(from: result.scores), path: file) }
+                let fresh = BaselineJudge.baselines(from: result.scores)
+                let run = Set(result.estimators)
+                let merged = (r.baselines.filter { !run.contains($0.estimator) } + fresh)
+                    .sorted { ($0.estimator, $0.metric) < ($1.estimator, $1.metric) }
+                try reportingInputErrors {
+                    try RecordingStore.setBaselines(merged, path: file, replacingAll: true)
+                    try BaselineFile.write(merged, recording: r.info.name, to: BaselineFile.path(forRecording: file))
+                }
                 updated = true
             }
             if !updated { regressions += result.regressions.map { (file, $0) } }
+            let problems = strict ? RecordingReplay.strictProblems(result) : []
+            strictFailures += problems.map { (file, $0) }
+            suites.append(JUnitReport.Suite(file: file, result: result, strict: strict, strictProblems: problems))
             reports.append(ReplayReport.Recording(file: file, result: result, baselinesUpdated: updated))
             tables.append(ReplayTable.scores(file: file, result: result, updated: updated))
         }
+        if let junit { try writeOutput(JUnitReport.xml(suites), to: junit, inputs: files + baselineSources) }
+        let passed = regressions.isEmpty && strictFailures.isEmpty
         if json {
-            try writeOutput(jsonString(ReplayReport(recordings: reports, regressions: regressions.count, passed: regressions.isEmpty)), to: nil)
+            try writeOutput(jsonString(ReplayReport(recordings: reports, regressions: regressions.count,
+                                                    strictFailures: strictFailures.map { "\($0.0): \($0.1)" }, passed: passed)), to: nil)
         } else {
             print(tables.joined(separator: "\n"))
             if !regressions.isEmpty {
                 print("\nREGRESSIONS (\(regressions.count))")
                 print(ReplayTable.regressions(regressions))
-            } else if !updateBaseline {
+            }
+            if !strictFailures.isEmpty {
+                print("\nSTRICT: \(strictFailures.count) recording\(strictFailures.count == 1 ? "" : "s") not gated")
+                for (file, problem) in strictFailures { print("  \(file): \(problem)") }
+            }
+            if regressions.isEmpty && !updateBaseline {
                 let checked = reports.reduce(0) { $0 + $1.checks.count }
                 print(checked > 0 ? "all \(checked) baselines hold" : "no baselines stored: nothing checked (store them with --update-baseline)")
             }
         }
-        if !regressions.isEmpty { throw ExitCode(1) }
+        if !passed { throw ExitCode(1) }
     }
 }
 
@@ -116,6 +156,8 @@ struct ReplayReport: Encodable {
     }
     var recordings: [Recording]
     var regressions: Int
+    /// Strict-mode failures ("FILE: reason"); empty without --strict.
+    var strictFailures: [String]
     var passed: Bool
 }
 
