@@ -23,6 +23,9 @@ public enum WorkBudget {
     public static let maximumTestPoints = 200_000
     /// Scan windows in one walk.
     public static let maximumWindowsPerWalk = 1_000_000
+    /// Readings simulated in one walk or one grid pass (windows × advertisements × beacons): about 32 bytes
+    /// each in memory, so 2·10⁷ is some 640 MB.
+    public static let maximumReadingsPerPass = 20_000_000
 
     /// A quantity outside its range: the field path (as in the scenario file) and what was expected.
     public struct Problem: Sendable, Hashable, CustomStringConvertible {
@@ -77,13 +80,25 @@ public enum WorkBudget {
             }
         }
 
+        let perWindow = advertisingIntervalRange.contains(adv) && scanWindowRange.contains(window) ? Double(r.advertisementsPerWindow) : 0
+        let beacons = Double(s.beacons.count)
+        if g >= minimumTestGrid && w <= maximumExtent && d <= maximumExtent {
+            let readings = (w / g).rounded(.up) * (d / g).rounded(.up) * perWindow * beacons
+            if readings > Double(maximumReadingsPerPass) {
+                add([.key("test_grid")], "a grid pass is up to \(number(readings)) readings (test points × \(number(perWindow)) advertisements × \(s.beacons.count) beacons); the budget is \(maximumReadingsPerPass) (use a coarser test_grid or fewer advertisements per window)")
+            }
+        }
+
         for (i, walk) in s.walks.enumerated() {
             if !speedRange.contains(walk.speed) {
                 add([.key("walks"), .index(i), .key("speed")], "expected \(number(speedRange.lowerBound))–\(number(speedRange.upperBound)) m/s, found \(number(walk.speed))")
             } else if scanWindowRange.contains(window) {
-                let windows = walk.length / (walk.speed * window) + Double(walk.looks.reduce(0) { $0 + $1.friezes.count })
+                // One window per step of speed × window along the path, one per look, one at the last waypoint.
+                let windows = (walk.length / (walk.speed * window)).rounded(.up) + Double(walk.looks.count + 2)
                 if windows > Double(maximumWindowsPerWalk) {
-                    add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(number(walk.length)) m at \(number(walk.speed)) m/s) is \(number(windows.rounded(.up))) scan windows; the budget is \(maximumWindowsPerWalk)")
+                    add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(number(walk.length)) m at \(number(walk.speed)) m/s) is \(number(windows)) scan windows; the budget is \(maximumWindowsPerWalk)")
+                } else if windows * perWindow * beacons > Double(maximumReadingsPerPass) {
+                    add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(windows * perWindow * beacons)) readings (\(number(windows)) windows × \(number(perWindow)) advertisements × \(s.beacons.count) beacons); the budget is \(maximumReadingsPerPass)")
                 }
             }
         }

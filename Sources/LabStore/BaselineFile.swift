@@ -31,8 +31,10 @@ public enum BaselineFile {
     }
 
     /// The baselines in `path`, or nil when there is no such file.
+    /// - Parameter recording: the name of the recording beside it; a file naming another recording is refused
+    ///   (a baselines file copied from elsewhere would gate the wrong figures).
     /// - Throws: ``InputError`` naming the file and the field for anything that is not a baseline.
-    public static func read(path: String) throws -> [Baseline]? {
+    public static func read(path: String, recording: String? = nil) throws -> [Baseline]? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the baselines file") }
         let doc: Document
@@ -44,6 +46,9 @@ public enum BaselineFile {
             throw InputError(file: path, field: (context.codingPath + [key]).map(\.stringValue).joined(separator: "."), "missing key '\(key.stringValue)'")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
             throw InputError(file: path, field: context.codingPath.map(\.stringValue).joined(separator: "."), "expected \(context.debugDescription.lowercased())")
+        }
+        if let recording, doc.recording != recording {
+            throw InputError(file: path, field: "recording", "these baselines are of recording '\(abbreviated(doc.recording))', not of '\(abbreviated(recording))' beside them")
         }
         var out: [Baseline] = []
         for (e, metrics) in doc.baselines.sorted(by: { $0.key < $1.key }) {

@@ -43,7 +43,7 @@ struct DanisImporter {
             throw InputError(file: file, line: n + 1, field: key, "expected a dictionary {MAC: [[x, y, z], colour, alias], …}")
         }
         var out: [Device] = []
-        for (mac, value) in dict {
+        for (mac, value) in dict.sorted(by: { $0.key < $1.key }) {
             guard let a = value as? [Any], a.count >= 3, let pos = a[0] as? [Any], let alias = a[2] as? String else {
                 throw InputError(file: file, line: n + 1, field: "\(key).\(mac)", "expected [[x, y, z], colour, alias]")
             }
@@ -53,6 +53,9 @@ struct DanisImporter {
             }
             guard !alias.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "expected an alias (the receiver's name), found an empty one")
+            }
+            if out.contains(where: { $0.mac == mac.lowercased() }) {
+                throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "the MAC address appears twice (letter case aside)")
             }
             if let other = out.first(where: { $0.alias == alias }) {
                 throw InputError(file: file, line: n + 1, field: "\(key).\(abbreviated(mac))", "duplicate alias '\(abbreviated(alias))' (also \(abbreviated(other.mac)))")

@@ -15,11 +15,15 @@ public enum OutputFile {
     /// - Parameter inputs: the files the command read; writing over one of them is refused.
     /// - Throws: ``InputError`` naming the file.
     public static func write(_ data: Data, to path: String, inputs: [String] = []) throws {
-        let target = resolvingLinks(path)
-        for input in inputs where isSameFile(input, target) {
+        for input in inputs where isSameFile(input, path) {
             throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")
         }
         var st = stat()
+        // What the path finally is decides (stat follows links): /dev/stdout → a pipe or a terminal is written to.
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFDIR {
+            return try writeDirectly(data, to: path, named: path)
+        }
+        let target = resolvingLinks(path)
         if stat(target, &st) == 0 {
             switch st.st_mode & S_IFMT {
             case S_IFREG: break

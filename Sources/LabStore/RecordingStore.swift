@@ -29,7 +29,7 @@ public enum RecordingStore {
         var done = false
         let made = try makeDirectories(dir, for: path)
         defer { if !done { removeDirectories(made) } }
-        removeStalePartials(directory: dir)
+        removeStalePartials(directory: dir, name: name)
         let temp = dir + "/" + partialName(name, pid: getpid())
         unlinkDatabase(temp)
         defer { if !done { unlinkDatabase(temp) } }
@@ -112,21 +112,43 @@ public enum RecordingStore {
 
     // MARK: - Changing an existing recording
 
-    /// Replaces the stored baselines of every estimator in `baselines` with those given (or, `replacingAll`,
-    /// every stored baseline), in one transaction.
-    public static func setBaselines(_ baselines: [Baseline], path: String, replacingAll: Bool = false) throws {
+    /// Replaces the stored baselines of every estimator in `baselines` with those given, in one transaction,
+    /// in the recording and in its baselines file when it has one (``BaselineFile``).
+    public static func setBaselines(_ baselines: [Baseline], path: String) throws {
+        let file = BaselineFile.path(forRecording: path)
+        _ = try updateBaselines(baselines, estimators: Set(baselines.map(\.estimator)), path: path,
+                                file: FileManager.default.fileExists(atPath: file) ? file : nil)
+    }
+
+    /// Replaces the baselines of `estimators` with `fresh` and keeps the others, under the recording's write
+    /// lock: the baselines kept are read under the lock (from the baselines file `file` when it exists — it is
+    /// what replay checks — else from the recording), so concurrent updates of other estimators are never lost.
+    /// The whole set is written to the recording and, before the commit, to `file` (atomically), so the two
+    /// agree: a failure writing either changes neither.
+    /// - Returns: every baseline of the recording after the update.
+    @discardableResult
+    public static func updateBaselines(_ fresh: [Baseline], estimators: Set<EstimatorKind>, path: String, file: String?) throws -> [Baseline] {
         try withDatabase(path: path, writable: true) { db in
-            do {
-                if replacingAll { try BaselineRow.deleteAll(db) }
-                let estimators = Set(baselines.map(\.estimator.rawValue))
-                for e in estimators { try BaselineRow.filter(Column("estimator") == e).deleteAll(db) }
-                let now = Date()
-                for b in baselines {
-                    try BaselineRow(estimator: b.estimator.rawValue, metric: b.metric.rawValue, value: b.value,
-                                    tolerance: b.tolerance, updated: now).insert(db)
+            let recordingName = try String.fetchOne(db, sql: "SELECT name FROM recordings") ?? ""
+            var kept: [Baseline]
+            if let file, let fromFile = try BaselineFile.read(path: file, recording: recordingName) {
+                kept = fromFile
+            } else {
+                kept = try BaselineRow.fetchAll(db).compactMap { row in
+                    guard let e = EstimatorKind(rawValue: row.estimator), let m = BaselineMetric(rawValue: row.metric) else { return nil }
+                    return Baseline(estimator: e, metric: m, value: row.value, tolerance: row.tolerance)
                 }
-                KillPoints.reached(.baselinesBeforeCommit)
             }
+            let all = (kept.filter { !estimators.contains($0.estimator) } + fresh).sorted { ($0.estimator, $0.metric) < ($1.estimator, $1.metric) }
+            try BaselineRow.deleteAll(db)
+            let now = Date()
+            for b in all {
+                try BaselineRow(estimator: b.estimator.rawValue, metric: b.metric.rawValue, value: b.value,
+                                tolerance: b.tolerance, updated: now).insert(db)
+            }
+            if let file { try BaselineFile.write(all, recording: recordingName, to: file) }
+            KillPoints.reached(.baselinesBeforeCommit)
+            return all
         }
     }
 
@@ -217,17 +239,27 @@ public enum RecordingStore {
     }
 
     /// Deletes the `.NAME.partial-PID` files (and their journals) that killed writers left in `directory`:
-    /// every one whose process no longer exists, whatever its NAME.
-    static func removeStalePartials(directory: String) {
+    /// those of the name being written (`name`) whose process no longer exists, and those of any other name
+    /// whose process no longer exists and that have not changed for ``stalePartialAge`` (a writer in another
+    /// PID namespace sharing the directory looks dead to `kill`, but its file keeps changing).
+    static func removeStalePartials(directory: String, name: String) {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let mine = partialName(name, pid: 0).dropLast(1)   // ".NAME.partial-"
+        let now = Date().timeIntervalSince1970
         for e in entries where e.hasPrefix(".") {
             guard let marker = e.range(of: ".partial-", options: .backwards) else { continue }
             var pidText = e[marker.upperBound...]
             if pidText.hasSuffix("-journal") { pidText = pidText.dropLast("-journal".count) }
-            guard let pid = Int32(pidText), pid > 0 else { continue }
-            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH { unlink(directory + "/" + e) }
+            guard let pid = Int32(pidText), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            var st = stat()
+            guard lstat(directory + "/" + e, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
+            let old = now - Double(st.st_mtim.tv_sec) > stalePartialAge
+            if e.hasPrefix(mine) || old { unlink(directory + "/" + e) }
         }
     }
+
+    /// How long another name's partial file must be unchanged before a write in its directory removes it, s.
+    static let stalePartialAge: TimeInterval = 600
 
     static func unlinkDatabase(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
@@ -300,9 +332,9 @@ public enum RecordingStore {
     static func rollBackInterruptedWrite(_ path: String) throws {
         var st = stat()
         guard stat(path + "-journal", &st) == 0, st.st_size > 0 else { return }
-        guard access(path, W_OK) == 0, access(URL(fileURLWithPath: path).deletingLastPathComponent().path, W_OK) == 0 else {
-            throw InputError(file: path, "an interrupted write left a journal (\(path)-journal) that only a writable open can roll back; run the command once with write permission on the file and its directory")
-        }
+        // Without write permission the read-only open decides (it waits for a live writer's lock); only a hot
+        // journal makes it fail, and ``describe(_:path:writing:)`` says what to do then.
+        guard access(path, W_OK) == 0, access(URL(fileURLWithPath: path).deletingLastPathComponent().path, W_OK) == 0 else { return }
         do {
             var config = Configuration()
             config.busyMode = .timeout(busyTimeout)
@@ -323,6 +355,10 @@ public enum RecordingStore {
         case .SQLITE_CANTOPEN:
             return InputError(file: path, "cannot open the file: \(e.message ?? "")")
         case .SQLITE_READONLY:
+            var st = stat()
+            if !writing && stat(path + "-journal", &st) == 0 && st.st_size > 0 {
+                return InputError(file: path, "an interrupted write left a journal (\(path)-journal) that only a writable open can roll back; run the command once with write permission on the file and its directory")
+            }
             return InputError(file: path, "the file is read-only: \(e.message ?? "")")
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return FileBusy(file: path, "the recording is locked by another process (waited \(Format.number(busyTimeout)) s; INDOORLAB_BUSY_TIMEOUT sets the wait); nothing was \(writing ? "written" : "read")")
@@ -357,6 +393,7 @@ public enum RecordingStore {
 
     /// The numeric columns of each table, and which of them may be NULL. SQLite stores any value in any column;
     /// GRDB reads text where a number belongs as 0, so each is checked by its stored type before loading.
+    static let integerColumns: Set<String> = ["idx", "beacon", "frieze", "target", "major", "minor", "quantize"]
     static let numericColumns: [(table: String, columns: [String], nullable: Set<String>)] = [
         ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"]),
         ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
@@ -375,16 +412,16 @@ public enum RecordingStore {
     static func checkColumnTypes(_ db: Database, path: String) throws {
         for (table, columns, nullable) in numericColumns {
             let condition = columns.map { c in
-                "typeof(\(c)) NOT IN ('integer', 'real'\(nullable.contains(c) ? ", 'null'" : ""))"
+                "typeof(\(c)) NOT IN ('integer'\(integerColumns.contains(c) ? "" : ", 'real'")\(nullable.contains(c) ? ", 'null'" : ""))"
             }.joined(separator: " OR ")
             let sql = "SELECT rowid, \(columns.map { "typeof(\($0)), quote(substr(\($0), 1, 40))" }.joined(separator: ", ")) FROM \(table) WHERE \(condition) LIMIT 1"
             guard let row = try Row.fetchOne(db, sql: sql) else { continue }
             let rowid: Int64 = row[0]
             for (k, c) in columns.enumerated() {
                 let type: String = row[1 + 2 * k]
-                if type == "integer" || type == "real" || (type == "null" && nullable.contains(c)) { continue }
+                if type == "integer" || (type == "real" && !integerColumns.contains(c)) || (type == "null" && nullable.contains(c)) { continue }
                 let value: String = row[2 + 2 * k] ?? "NULL"
-                throw InputError(file: path, field: "\(table) row \(rowid) column \(c)", "expected a number, found \(type) \(value)")
+                throw InputError(file: path, field: "\(table) row \(rowid) column \(c)", "expected \(integerColumns.contains(c) ? "a whole number" : "a number"), found \(type) \(value)")
             }
         }
     }

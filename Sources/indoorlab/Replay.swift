@@ -48,20 +48,19 @@ struct Replay: ParsableCommand {
     func validate() throws {
         if radio != nil && updateBaseline { throw ValidationError("--radio and --update-baseline do not go together: baselines hold the recording's own model") }
         if strict && updateBaseline { throw ValidationError("--strict checks baselines; --update-baseline replaces them: run one, then the other") }
+        if junit != nil && updateBaseline { throw ValidationError("--junit reports checks; --update-baseline replaces the baselines instead of checking them") }
     }
 
     func run() throws {
         // Every file is read and checked before anything runs or is written.
+        let sidecars = files.map(BaselineFile.path(forRecording:))
+        try reportingInputErrors { try checkOutput(junit, inputs: files + sidecars) }
         var recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
         // The reviewable baselines file, when there is one, is what is checked.
-        var baselineSources: [String] = []
         for (i, file) in files.enumerated() {
-            let sidecar = BaselineFile.path(forRecording: file)
-            if let b = try reportingInputErrors({ try BaselineFile.read(path: sidecar) }) {
+            let sidecar = sidecars[i]
+            if let b = try reportingInputErrors({ try BaselineFile.read(path: sidecar, recording: recordings[i].info.name) }) {
                 recordings[i].baselines = b
-                baselineSources.append(sidecar)
-            } else {
-                baselineSources.append(file)
             }
         }
         if let radio {
@@ -77,13 +76,10 @@ struct Replay: ParsableCommand {
             let result = RecordingReplay.run(r, estimators: estimators)
             var updated = false
             if updateBaseline {
-                let fresh = BaselineJudge.baselines(from: result.scores)
-                let run = Set(result.estimators)
-                let merged = (r.baselines.filter { !run.contains($0.estimator) } + fresh)
-                    .sorted { ($0.estimator, $0.metric) < ($1.estimator, $1.metric) }
+                // Merged with the baselines of other estimators under the recording's lock, file and table together.
                 try reportingInputErrors {
-                    try RecordingStore.setBaselines(merged, path: file, replacingAll: true)
-                    try BaselineFile.write(merged, recording: r.info.name, to: BaselineFile.path(forRecording: file))
+                    try RecordingStore.updateBaselines(BaselineJudge.baselines(from: result.scores), estimators: Set(result.estimators),
+                                                       path: file, file: BaselineFile.path(forRecording: file))
                 }
                 updated = true
             }
@@ -94,7 +90,7 @@ struct Replay: ParsableCommand {
             reports.append(ReplayReport.Recording(file: file, result: result, baselinesUpdated: updated))
             tables.append(ReplayTable.scores(file: file, result: result, updated: updated))
         }
-        if let junit { try writeOutput(JUnitReport.xml(suites), to: junit, inputs: files + baselineSources) }
+        if let junit { try writeOutput(JUnitReport.xml(suites), to: junit, inputs: files + sidecars) }
         let passed = regressions.isEmpty && strictFailures.isEmpty
         if json {
             try writeOutput(jsonString(ReplayReport(recordings: reports, regressions: regressions.count,

@@ -246,7 +246,16 @@ func errors(_ yaml: String) -> [String] {
             .replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\ntest_grid: 100")
             .replacingOccurrences(of: "waypoints: [[1, 4], [9, 4]]", with: "waypoints: [[1, 4], [9999, 4]]")
         let found = errors(long)
-        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (9998 m at 0.01 m/s) is 99980001 scan windows; the budget is 1000000") }, "\(found)")
+        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (9998 m at 0.01 m/s) is 99980003 scan windows; the budget is 1000000") }, "\(found)")
+    }
+
+    @Test func theProductOfFactorsWithinTheirRangesIsBoundedToo() {
+        // 200 × 200 test points × 1000 advertisements × 3 beacons: each factor allowed, the pass not.
+        let yaml = replacing("sigma: 4}", "sigma: 4, scan_window: 20, advertising_interval: 0.02}")
+            .replacingOccurrences(of: "bounds: {width: 10, depth: 8}", with: "bounds: {width: 20, depth: 20}")
+            .replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\ntest_grid: 0.1")
+        let found = errors(yaml)
+        #expect(found.contains { $0.contains("test_grid: a grid pass is up to 120000000 readings (test points × 1000 advertisements × 3 beacons); the budget is 20000000") }, "\(found)")
     }
 
     @Test func theBundledScenariosAreWithinBudget() throws {

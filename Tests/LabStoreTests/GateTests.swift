@@ -10,17 +10,10 @@ import FoundationXML
 /// The regression gate teams put in CI: strict mode, reviewable baselines, JUnit, an installed tool.
 @Suite(.enabled(if: haveBinary, "needs the built indoorlab binary"))
 struct GateTests {
-    static func recording(_ dir: String) throws -> String {
-        let path = dir + "/r.sqlite"
-        let s = try scenario("open-hall")
-        try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
-        return path
-    }
-
     @Test func strictModeFailsWithoutBaselinesOrWithoutTheShippedEstimator() throws {
         let dir = try temporaryDirectory("gate")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         // No baselines: plain replay passes ("nothing checked"), strict fails.
         #expect(try indoorlab(["replay", path, "--estimators", "centroid"]).status == 0)
         let none = try indoorlab(["replay", path, "--strict", "--estimators", "centroid"])
@@ -40,7 +33,7 @@ struct GateTests {
     @Test func baselinesLiveInAReviewableFileThatReplayReads() throws {
         let dir = try temporaryDirectory("gate")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "centroid", "--update-baseline"]).status == 0)
         let sidecar = dir + "/r.baselines.json"
         let first = try String(contentsOfFile: sidecar, encoding: .utf8)
@@ -64,6 +57,11 @@ struct GateTests {
         try edited.write(toFile: sidecar, atomically: true, encoding: .utf8)
         let r = try indoorlab(["replay", path])
         #expect(r.status == 1 && r.stdout.contains("REGRESSIONS"), "\(r.stdout)")
+        // A file of another recording is refused.
+        try second.replacingOccurrences(of: "\"recording\" : \"open-hall-loop-seed1\"", with: "\"recording\" : \"elsewhere\"")
+            .write(toFile: sidecar, atomically: true, encoding: .utf8)
+        let other = try indoorlab(["replay", path])
+        #expect(other.status == 2 && other.stderr.contains("these baselines are of recording 'elsewhere'"), "\(other.stderr)")
         // A broken file is bad input naming its field.
         try #"{"recording": "r", "baselines": {"centroid": {"mean": {"value": "x", "tolerance": 1}}}}"#.write(toFile: sidecar, atomically: true, encoding: .utf8)
         let bad = try indoorlab(["replay", path])
@@ -73,7 +71,7 @@ struct GateTests {
     @Test func junitHasOneTestCasePerRecordingEstimatorAndMetric() throws {
         let dir = try temporaryDirectory("gate")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "centroid,proximity", "--update-baseline"]).status == 0)
         let stored = try RecordingStore.read(path: path).baselines
         let xmlPath = dir + "/out/replay.xml"

@@ -6,13 +6,6 @@ import Testing
 /// Concurrent runs and killed writers on one recording: nothing lost, a lock reported as a lock.
 @Suite(.enabled(if: haveBinary, "needs the built indoorlab binary"), .serialized)
 struct LockTests {
-    static func recording(_ dir: String) throws -> String {
-        let path = dir + "/r.sqlite"
-        let s = try scenario("open-hall")
-        try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
-        return path
-    }
-
     static func start(_ args: [String], environment: [String: String] = [:], executable: String = binary) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
@@ -29,7 +22,7 @@ struct LockTests {
     @Test func aWriterKilledMidCommitLeavesARecordingEveryCommandStillReads() throws {
         let dir = try temporaryDirectory("hot-journal")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         let before = try RecordingStore.read(path: path).rssi
         let script = """
         import os, signal, sqlite3
@@ -56,7 +49,7 @@ struct LockTests {
     @Test func aBaselineUpdateKilledBeforeItsCommitChangesNothing() throws {
         let dir = try temporaryDirectory("killed-update")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "proximity", "--update-baseline"]).status == 0)
         let p = try Self.start(["replay", path, "--estimators", "proximity,centroid", "--update-baseline"],
                                environment: ["INDOORLAB_TEST_KILL_AT": "baselines-before-commit"])
@@ -70,20 +63,22 @@ struct LockTests {
     @Test func twoBaselineUpdatesAtOnceBothLand() throws {
         let dir = try temporaryDirectory("busy")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
-        let a = try Self.start(["replay", path, "--estimators", "centroid", "--update-baseline"])
-        let b = try Self.start(["replay", path, "--estimators", "proximity", "--update-baseline"])
+        let path = try simulatedRecording(in: dir)
+        // Each run merges under the lock, so none overwrites another's (three at once, a reader among them).
+        let runs = try ["centroid", "proximity", "trilateration"].map { try Self.start(["replay", path, "--estimators", $0, "--update-baseline"]) }
         let reader = try Self.start(["replay", path, "--estimators", "weighted-centroid"])
-        for p in [a, b, reader] { p.waitUntilExit() }
-        #expect([a, b, reader].map(\.terminationStatus) == [0, 0, 0])
+        for p in runs + [reader] { p.waitUntilExit() }
+        #expect((runs + [reader]).map(\.terminationStatus) == [0, 0, 0, 0])
         let stored = Set(try RecordingStore.read(path: path).baselines.map(\.estimator.rawValue))
-        #expect(stored == ["centroid", "proximity"], "both runs' baselines are stored: \(stored)")
+        #expect(stored == ["centroid", "proximity", "trilateration"], "every run's baselines are stored: \(stored)")
+        let file = Set(try BaselineFile.read(path: BaselineFile.path(forRecording: path))?.map(\.estimator.rawValue) ?? [])
+        #expect(file == stored, "the baselines file holds the same")
     }
 
     @Test func aLockHeldPastTheWaitIsReportedAsALock() throws {
         let dir = try temporaryDirectory("locked")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = try Self.recording(dir)
+        let path = try simulatedRecording(in: dir)
         // This process holds the write lock (an open write transaction) while an update waits 1 s for it.
         let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {

@@ -51,6 +51,20 @@ import Testing
         #expect(r.status == 2 && r.stderr.contains("/dev/full: cannot write the output file: No space left on device"), "\(r.stderr)")
     }
 
+    @Test func devStdoutIntoAPipeIsWrittenDirectly() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = ["simulate", "open-hall", "-o", "/dev/stdout"]
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let out = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(String(decoding: out, as: UTF8.self).hasPrefix("walk,epoch,"), "the CSV came through the pipe")
+    }
+
     @Test func aDirectoryIsNotAnOutputFile() throws {
         let dir = try temporaryDirectory("out")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -8,9 +8,7 @@ import Testing
 @Suite struct RecordingValidationTests {
     static func tampered(_ sql: String) throws -> (dir: String, path: String) {
         let dir = try temporaryDirectory("tamper")
-        let path = dir + "/r.sqlite"
-        let s = try scenario("esoc-office")
-        try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
+        let path = try simulatedRecording(in: dir, scenario: "esoc-office")
         try RecordingStore.withDatabase(path: path, writable: true) { db in try db.execute(sql: sql) }
         return (dir, path)
     }
@@ -28,6 +26,7 @@ import Testing
         ("UPDATE rssi_samples SET rssi = 'loud' WHERE rowid = 7", "rssi_samples row 7 column rssi: expected a number, found text 'loud'"),
         ("UPDATE ground_truth SET x = X'00' WHERE rowid = 3", "ground_truth row 3 column x: expected a number, found blob X'00'"),
         ("UPDATE beacons SET x = 1e308 WHERE idx = 1", "beacons[1].position: beacon"),
+        ("UPDATE beacons SET major = 1.5 WHERE idx = 2", "beacons row 2 column major: expected a whole number, found real '1.5'"),
         ("UPDATE beacons SET id = '' WHERE idx = 0", "beacons[0].id: expected a beacon id, found an empty one"),
         ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
     ])

@@ -65,10 +65,16 @@ import LabScenarioIO
         let other = dir + "/" + RecordingStore.partialName("other.sqlite", pid: 99_999_998)
         try "half".write(toFile: other, atomically: true, encoding: .utf8)
         try "journal".write(toFile: other + "-journal", atomically: true, encoding: .utf8)
+        // Another name's partial goes only once it has not changed for a while (a live writer in another PID
+        // namespace looks dead to kill(2) but keeps writing).
+        let fresh = dir + "/" + RecordingStore.partialName("fresh.sqlite", pid: 99_999_997)
+        try "recent".write(toFile: fresh, atomically: true, encoding: .utf8)
+        let hourAgo = Date(timeIntervalSinceNow: -3600)
+        for f in [other, other + "-journal"] { try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: f) }
         let live = dir + "/" + RecordingStore.partialName("busy.sqlite", pid: getppid())
         try "live".write(toFile: live, atomically: true, encoding: .utf8)
         try RecordingStore.write(try smallRecording(), to: dir + "/r.sqlite")
-        #expect(listing(dir) == [RecordingStore.partialName("busy.sqlite", pid: getppid()), "r.sqlite"])
+        #expect(listing(dir) == [RecordingStore.partialName("busy.sqlite", pid: getppid()), RecordingStore.partialName("fresh.sqlite", pid: 99_999_997), "r.sqlite"])
     }
 
     @Test func destinationsThatCannotWorkAreRefusedBeforeAnyWork() throws {

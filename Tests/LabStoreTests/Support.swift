@@ -3,6 +3,7 @@ import LabCore
 import Testing
 import LabScenarioIO
 import LabEvaluation
+@testable import LabStore
 
 /// The package root (Tests/LabStoreTests/Support.swift → three levels up).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -63,4 +64,12 @@ func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil,
         .write(toFile: dir + "/readings.csv", atomically: true, encoding: .utf8)
     try (truth ?? "t,x,y,z,source\n0.5,2,2,1.5,survey\n1.5,2.5,2,,qr-checkpoint\n").write(toFile: dir + "/truth.csv", atomically: true, encoding: .utf8)
     if let headings { try headings.write(toFile: dir + "/headings.csv", atomically: true, encoding: .utf8) }
+}
+
+/// A simulated recording of `scenarioName`'s first walk (seed 1) written to `dir/r.sqlite`; its path.
+func simulatedRecording(in dir: String, scenario scenarioName: String = "open-hall") throws -> String {
+    let path = dir + "/r.sqlite"
+    let s = try scenario(scenarioName)
+    try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
+    return path
 }
