@@ -29,9 +29,9 @@ struct IndoorLab: ParsableCommand {
 
         Exit codes:
           0   success
-          1   a check failed (a replay regression, a planning target out of reach)
+          1   a check failed (a replay regression or strict gate, a planning target)
           2   bad input (the file, line and field are named)
-          3   a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT, default 30 s)
+          3   a recording stayed locked by another process (INDOORLAB_BUSY_TIMEOUT)
           64  a wrong option
         """,
         version: indoorlabVersion,

@@ -10,16 +10,16 @@ struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay recordings through the estimators and check the accuracy against the stored baselines.",
         discussion: """
-        Each recording's samples are grouped into scan windows; windows with ground truth are scored as 'compare'
-        scores them. Stored baselines (estimator, metric, value, tolerance) are checked: an error metric (mean,
-        median, p75, p90, rmse; metres) regresses when it exceeds value + tolerance, a rate (availability,
-        room-hit, exhibit-hit, frieze-hit) when it falls below value − tolerance.
-        --update-baseline stores the current figures instead, with tolerance max(0.05 m, 10 %) for errors and
-        0.02 for rates, replacing the baselines of the estimators run (one transaction per recording).
-        Exit codes: 0 every baseline holds (or was updated), 1 a regression (a table of what moved is printed),
-        2 bad input (missing, non-SQLite, truncated, foreign or invalid file; the table, row and column are named), 3 a recording stayed locked by another process past the wait (INDOORLAB_BUSY_TIMEOUT seconds, default 30). A recording another run is updating is waited for, so concurrent runs lose nothing; a write interrupted by a kill is rolled back on the next open.
-        Baselines live in the recording and, for review, in NAME.baselines.json beside NAME.sqlite (sorted keys, one line per figure): when that file exists replay checks against it, and --update-baseline writes both.
-        --strict (the CI gate): a recording with no baseline checked, or without the shipped estimator among those checked, fails too (exit 1). --junit FILE writes JUnit XML, one test case per recording × estimator × metric.
+        Each recording's samples are grouped into scan windows; windows with ground truth are scored as 'compare' scores them. Stored baselines (estimator, metric, value, tolerance) are checked: an error metric (mean, median, p75, p90, rmse; metres) regresses when it exceeds value + tolerance, a rate (availability, room-hit, exhibit-hit, frieze-hit) when it falls below value − tolerance.
+
+        --update-baseline stores the current figures instead, with tolerance max(0.05 m, 10 %) for errors and 0.02 for rates, replacing the baselines of the estimators run. Baselines live in the recording and, for review, in NAME.baselines.json beside NAME.sqlite (sorted keys, one figure per entry): when that file exists replay checks against it; --update-baseline writes both.
+
+        --strict (the CI gate): a recording with no baseline checked, or without the shipped estimator among those checked, fails too. --junit FILE writes JUnit XML, one test case per recording × estimator × metric.
+
+        Runs on one recording wait for each other's lock (INDOORLAB_BUSY_TIMEOUT seconds, default 30), so concurrent runs lose nothing; a write interrupted by a kill is rolled back on the next open.
+
+        Exit codes: 0 every baseline holds (or was updated), 1 a regression (a table of what moved is printed) or a strict failure, 2 bad input (missing, non-SQLite, truncated, foreign or invalid file; the table, row and column are named), 3 a recording stayed locked past the wait.
+
         Default estimators: those with stored baselines, else all.
         Example: indoorlab replay --strict --junit out/replay.xml Recordings/*.sqlite
         """)
