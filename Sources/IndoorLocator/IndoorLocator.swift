@@ -354,7 +354,7 @@ extension UncertaintyEllipse {
     /// The 95% ellipse of a 2-D Gaussian with covariance `c`: semi-axes √(χ²₂(0.95)·λ), λ the eigenvalues.
     init?(covariance c: Covariance2) {
         guard c.xx.isFinite, c.yy.isFinite, c.xy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
-        let k2 = Covariance2.chiSquare2(UncertaintyEllipse.confidenceLevel)
+        let k2 = OffsetFreeFit.chiSquare95   // χ²₂ at confidenceLevel (both are the engine's stated level)
         let (large, small, u) = c.principalAxes
         var bearing = atan2(u.x, u.y) * 180 / .pi
         bearing = bearing.truncatingRemainder(dividingBy: 180)

@@ -34,7 +34,7 @@ public enum UncertaintyCoverage {
     /// The confidence the ellipses are stated at.
     public static let level = OffsetFreeFit.statedConfidence
     /// χ² with 2 degrees of freedom at ``level``: 5.991.
-    public static let chiSquare = Covariance2.chiSquare2(level)
+    public static let chiSquare = OffsetFreeFit.chiSquare95
 
     /// The correlation distance "with correlation" uses when the scenario sets none, metres: a few metres is what
     /// indoor shadowing measurements report (Gudmundson's model fitted indoors gives 1–5 m; see DESIGN.md).

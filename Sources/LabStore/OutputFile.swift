@@ -15,9 +15,7 @@ public enum OutputFile {
     /// - Parameter inputs: the files the command read; writing over one of them is refused.
     /// - Throws: ``InputError`` naming the file.
     public static func write(_ data: Data, to path: String, inputs: [String] = []) throws {
-        for input in inputs where isSameFile(input, path) {
-            throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")
-        }
+        try refuseInputs(path, inputs: inputs)
         var st = stat()
         // What the path finally is decides (stat follows links): /dev/stdout → a pipe or a terminal is written to.
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFDIR {
@@ -49,6 +47,14 @@ public enum OutputFile {
             throw InputError(file: path, "cannot move the output file into place: \(String(cString: strerror(errno)))")
         }
         ok = true
+    }
+
+    /// Throws when `path` is one of `inputs` (the same file, by device and inode; `stat` follows links), so a
+    /// command can refuse such an output before any work, and ``write(_:to:inputs:)`` does again at the end.
+    public static func refuseInputs(_ path: String, inputs: [String]) throws {
+        for input in inputs where isSameFile(input, path) {
+            throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")
+        }
     }
 
     /// The file `path` finally names, following symbolic links (up to 40, as the kernel does); a dangling link

@@ -218,14 +218,12 @@ public enum RecordingStore {
 
     /// Creates `dir` and its missing parents; returns those it created, deepest first (for removal on failure).
     static func makeDirectories(_ dir: String, for path: String) throws -> [String] {
-        var missing: [String] = []
-        var d = dir
-        while !exists(d) && d != "/" && !d.isEmpty { missing.append(d); d = URL(fileURLWithPath: d).deletingLastPathComponent().path }
-        if let problem = createDirectories(dir) {
-            removeDirectories(missing)
+        var created: [String] = []
+        if let problem = createDirectories(dir, created: &created) {
+            removeDirectories(created.reversed())
             throw InputError(file: path, "cannot create the directory: \(problem)")
         }
-        return missing
+        return created.reversed()
     }
 
     /// Removes directories a failed write created (deepest first), each only while empty.
@@ -408,13 +406,19 @@ public enum RecordingStore {
         ("baselines", ["value", "tolerance"], []),
     ]
 
+    /// Per table: its numeric columns, those that may be NULL, and the query for the first row holding a value of the wrong type in one
+    /// of them (built once).
+    static let columnTypeQueries: [(table: String, columns: [String], nullable: Set<String>, sql: String)] = numericColumns.map { table, columns, nullable in
+        let condition = columns.map { c in
+            "typeof(\(c)) NOT IN ('integer'\(integerColumns.contains(c) ? "" : ", 'real'")\(nullable.contains(c) ? ", 'null'" : ""))"
+        }.joined(separator: " OR ")
+        let sql = "SELECT rowid, \(columns.map { "typeof(\($0)), quote(substr(\($0), 1, 40))" }.joined(separator: ", ")) FROM \(table) WHERE \(condition) LIMIT 1"
+        return (table, columns, nullable, sql)
+    }
+
     /// The first value stored with the wrong type in a numeric column: its table, row and column.
     static func checkColumnTypes(_ db: Database, path: String) throws {
-        for (table, columns, nullable) in numericColumns {
-            let condition = columns.map { c in
-                "typeof(\(c)) NOT IN ('integer'\(integerColumns.contains(c) ? "" : ", 'real'")\(nullable.contains(c) ? ", 'null'" : ""))"
-            }.joined(separator: " OR ")
-            let sql = "SELECT rowid, \(columns.map { "typeof(\($0)), quote(substr(\($0), 1, 40))" }.joined(separator: ", ")) FROM \(table) WHERE \(condition) LIMIT 1"
+        for (table, columns, nullable, sql) in columnTypeQueries {
             guard let row = try Row.fetchOne(db, sql: sql) else { continue }
             let rowid: Int64 = row[0]
             for (k, c) in columns.enumerated() {

@@ -58,10 +58,7 @@ func writeOutput(_ text: String, to path: String?, inputs: [String] = []) throws
 /// Refuses, before any work, an output that is one of the command's inputs.
 func checkOutput(_ path: String?, inputs: [String]) throws {
     guard let path, path != "-" else { return }
-    let target = OutputFile.resolvingLinks(path)
-    for input in inputs where OutputFile.isSameFile(input, target) {
-        throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")
-    }
+    try OutputFile.refuseInputs(path, inputs: inputs)
 }
 
 /// Options shared by every command that draws random numbers.
