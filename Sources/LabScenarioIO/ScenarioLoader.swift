@@ -282,6 +282,9 @@ public enum ScenarioLoader {
         func checkDuplicates(_ ids: [String], list: String, key: String) {
             var seen: [String: Int] = [:]
             for (i, id) in ids.enumerated() {
+                if id.utf8.contains(0) {
+                    report([list, i, key], "\(list)[\(i)].\(key)", "the \(key) holds a NUL character (\\0), which recordings, CSV and plots cannot carry")
+                }
                 if let first = seen[id] {
                     report([list, i, key], "\(list)[\(i)].\(key)", "duplicate \(key) '\(id)' (first used by \(list)[\(first)])")
                 } else { seen[id] = i }

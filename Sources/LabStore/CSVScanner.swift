@@ -22,8 +22,22 @@ struct CSVFile {
 
     init(path: String, bytes: [UInt8]) { self.path = path; self.bytes = bytes }
 
+    /// A NUL byte is never CSV text (a binary file, or a corrupted one), and text holding one cannot be
+    /// stored in a recording (SQLite's text stops there): the first is reported with its line and column.
+    func refuseNUL() throws {
+        let found: Int? = bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress, let hit = memchr(base, 0, b.count) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+        }
+        guard let at = found else { return }
+        let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let column = at - ((bytes[..<at].lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0) + 1
+        throw InputError(InputLocation(file: path, line: line, column: column), "a NUL byte (0x00): expected text (is this a binary or corrupted file?)")
+    }
+
     /// Calls `body` for every non-blank line with its fields. `columns` names the fields in error messages.
     func forEachRecord(columns: [String], _ body: (inout CSVRecord) throws -> Void) throws {
+        try refuseNUL()
         try bytes.withUnsafeBufferPointer { buf in
             var rec = CSVRecord(buffer: buf, file: path, columns: columns)
             let n = buf.count

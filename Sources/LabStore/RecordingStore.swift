@@ -22,6 +22,8 @@ public enum RecordingStore {
     public static func create(at path: String, info: RecordingInfo, venue: RecordedVenue,
                               fill: (RecordingWriter) throws -> Void) throws -> RecordingSummary {
         try venue.check(file: path)
+        let infoProblems = info.problems()
+        if !infoProblems.isEmpty { throw InputErrors(infoProblems.map { InputError(file: path, field: $0.field, $0.message) }) }
         try checkDestination(path)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path

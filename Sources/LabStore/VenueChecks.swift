@@ -35,6 +35,15 @@ extension RecordedVenue {
         if let c = r.correlationDistance, !(c > 0 && c.isFinite) { add("radio.correlation_distance", "expected a positive distance or none, found \(number(c))") }
         if !(r.receiverHeight >= 0 && r.receiverHeight.isFinite) { add("radio.receiver_height", "expected a height ≥ 0 m, found \(number(r.receiverHeight))") }
 
+        func text(_ field: String, _ value: String?) { if let p = nulProblem(value) { add(field, p) } }
+        text("recordings.venue", name)
+        for (i, beacon) in beacons.enumerated() {
+            text("beacons[\(i)].id", beacon.id); text("beacons[\(i)].uuid", beacon.uuid); text("beacons[\(i)].address", beacon.address)
+        }
+        for (i, l) in landmarks.enumerated() { text("landmarks[\(i)].name", l.name) }
+        for (i, room) in rooms.enumerated() { text("rooms[\(i)].name", room.name); text("rooms[\(i)].area", room.area) }
+        for (i, w) in walls.enumerated() { text("walls[\(i)].material", w.material) }
+
         if beacons.isEmpty { add("beacons", "a recording needs at least one beacon") }
         var seen: [String: Int] = [:]
         for (i, beacon) in beacons.enumerated() {
@@ -70,4 +79,18 @@ extension RecordedVenue {
         let p = problems()
         if !p.isEmpty { throw InputErrors(p.map { InputError(file: file, field: $0.field, $0.message) }) }
     }
+}
+
+extension RecordingInfo {
+    /// Text a recording cannot store faithfully, with its field: the same rule as the venue's.
+    public func problems() -> [(field: String, message: String)] {
+        [("recordings.name", name), ("recordings.notes", notes), ("recordings.walk", walk), ("recordings.scenario_yaml", scenarioYAML)]
+            .compactMap { field, value in nulProblem(value).map { (field, $0) } }
+    }
+}
+
+/// SQLite's text ends at a NUL character: text holding one would read back cut short (an id, even empty).
+func nulProblem(_ value: String?) -> String? {
+    guard let value, value.utf8.contains(0) else { return nil }
+    return "'\(abbreviated(value.replacingOccurrences(of: "\u{0}", with: "\\0")))' holds a NUL character, which a recording cannot store"
 }

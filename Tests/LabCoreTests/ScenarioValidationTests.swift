@@ -83,6 +83,12 @@ func errors(_ yaml: String) -> [String] {
         #expect(e.contains { $0.contains("beacons[1].id: duplicate id 'B1' (first used by beacons[0])") })
     }
 
+    @Test func aNULInAnIdIsReported() {
+        let e = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: \"B\\0\",").replacingOccurrences(of: "name: stroll", with: "name: \"s\\0\""))
+        #expect(e.contains { $0.contains("beacons[1].id: the id holds a NUL character") }, "\(e)")
+        #expect(e.contains { $0.contains("walks[0].name: the name holds a NUL character") }, "\(e)")
+    }
+
     @Test func beaconOutsideBoundsIsReported() {
         let e = errors(validYAML.replacingOccurrences(of: "position: [9, 1]", with: "position: [12, 1]"))
         #expect(e.contains { $0.contains("beacons[1].position: beacon 'B2'") && $0.contains("outside the bounds") })

@@ -53,4 +53,29 @@ import Testing
             #expect(r.stderr.contains("radio.scan_window"), "\(args): \(r.stderr)")
         }
     }
+
+    /// SQLite's text ends at a NUL, so text holding one would read back cut short (found by fuzz-uji: an id read
+    /// back empty). Writing refuses it, for the venue's text and the recording's own, whatever the source.
+    @Test func textHoldingANULIsNeverWritten() throws {
+        let dir = try temporaryDirectory("nul")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try scenario("museum-gallery")
+        let good = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1)
+        var badBeacon = good
+        badBeacon.venue.beacons[2].id = "g1\u{0}x"
+        var badRoom = good
+        badRoom.venue.rooms[0].name = "\u{0}"
+        var badName = good
+        badName.info.name = "a\u{0}b"
+        for (label, r, field) in [("beacon", badBeacon, "beacons[2].id"), ("room", badRoom, "rooms[0].name"), ("name", badName, "recordings.name")] {
+            let path = dir + "/\(label).sqlite"
+            do {
+                try RecordingStore.write(r, to: path)
+                Issue.record("\(label): written")
+            } catch let e as InputErrors {
+                #expect(e.errors.contains { $0.location.field == field && $0.message.contains("holds a NUL character") }, "\(e)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
 }
