@@ -323,7 +323,17 @@ public enum RecordingStore {
             }
         } catch let e as DatabaseError {
             throw describe(e, path: path, writing: writable)
+        } catch let e as RowDecodingError {
+            throw describe(e, path: path)
         }
+    }
+
+    /// A value a record cannot decode (text in a date column, say: the column-type check covers numbers only).
+    /// GRDB's description names the value and the column first, then prints the whole row: keep the first part.
+    static func describe(_ e: RowDecodingError, path: String) -> InputError {
+        let text = String(describing: e)
+        let head = text.range(of: ", column index").map { String(text[..<$0.lowerBound]) } ?? text
+        return InputError(file: path, "a value cannot be read (was the file edited?): \(abbreviated(head, limit: 200))")
     }
 
     /// A writer killed mid-transaction leaves a hot journal (`NAME-journal`); a read-only connection cannot
@@ -351,7 +361,7 @@ public enum RecordingStore {
         case .SQLITE_NOTADB:
             return InputError(file: path, "not an SQLite database (a recording is made by 'indoorlab record' or 'indoorlab import')")
         case .SQLITE_CORRUPT:
-            return InputError(file: path, "the recording is damaged (truncated or corrupt): \(e.message ?? "malformed")")
+            return InputError(file: path, "the recording is damaged (truncated or corrupt): \(abbreviated(e.message ?? "malformed", limit: 300))")
         case .SQLITE_CANTOPEN:
             return InputError(file: path, "cannot open the file: \(e.message ?? "")")
         case .SQLITE_READONLY:
@@ -379,7 +389,10 @@ public enum RecordingStore {
         }
         let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
         if problems != ["ok"] {
-            throw InputError(file: path, "the recording is damaged (truncated or corrupt): \(problems.prefix(3).joined(separator: "; "))")
+            // quick_check lists up to 100 problems, each up to a line or more: the first three, each abbreviated.
+            let shown = problems.prefix(3).map { abbreviated($0.replacingOccurrences(of: "\n", with: " "), limit: 200) }
+            let more = problems.count > 3 ? "; … (\(problems.count - 3) more)" : ""
+            throw InputError(file: path, "the recording is damaged (truncated or corrupt): \(shown.joined(separator: "; "))\(more)")
         }
         let applied = try Schema.migrator.appliedIdentifiers(db)
         let known = Set(Schema.migrationIdentifiers)

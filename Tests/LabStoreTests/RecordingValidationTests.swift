@@ -28,6 +28,8 @@ import Testing
         ("UPDATE beacons SET x = 1e308 WHERE idx = 1", "beacons[1].position: beacon"),
         ("UPDATE beacons SET major = 1.5 WHERE idx = 2", "beacons row 2 column major: expected a whole number, found real '1.5'"),
         ("UPDATE beacons SET id = '' WHERE idx = 0", "beacons[0].id: expected a beacon id, found an empty one"),
+        // Found by fuzz-recording: GRDB's decoding error escaped, with the whole row in it.
+        ("UPDATE recordings SET created = 'v1'", "a value cannot be read (was the file edited?): could not decode Date from database value \"v1\" - column: \"created\""),
         ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
     ])
     func aTamperedRecordingIsRefusedWithItsPlace(sql: String, message: String) throws {
@@ -77,5 +79,29 @@ import Testing
             }
             #expect(!FileManager.default.fileExists(atPath: path))
         }
+    }
+
+    /// Found by fuzz-recording: SQLite's integrity report on a damaged page lists every bad cell (4.7 kB in
+    /// one line). The message keeps three problems, each abbreviated. Cell pointers of each page in turn are zeroed.
+    @Test func aDamagedFileGivesAShortMessage() throws {
+        let dir = try temporaryDirectory("damaged")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let original = try Data(contentsOf: URL(fileURLWithPath: try simulatedRecording(in: dir, scenario: "museum-gallery")))
+        var damaged = 0
+        for page in 2..<(original.count / 4096) {
+            var bytes = original
+            for i in (page * 4096 + 8)..<(page * 4096 + 64) { bytes[i] = 0 }
+            let path = dir + "/p\(page).sqlite"
+            try bytes.write(to: URL(fileURLWithPath: path))
+            do {
+                _ = try RecordingStore.read(path: path)
+            } catch let e as InputError {
+                #expect(e.description.utf8.count < 1000, "page \(page): \(e.description.utf8.count) bytes")
+                if e.message.contains("damaged") { damaged += 1 }
+            } catch let e as InputErrors {
+                #expect(e.description.utf8.count < 2000, "page \(page): \(e.description.utf8.count) bytes")
+            }
+        }
+        #expect(damaged > 3)
     }
 }
