@@ -9,7 +9,7 @@ REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tr
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo test bench plots clean install install-files
+.PHONY: all deps build demo test bench plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -51,6 +51,14 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/indoorlab
 	install -m 644 Scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios/
+
+# Fuzzing (docs/fuzzing.md): the readers under libFuzzer with AddressSanitizer, FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz-build: deps
+	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	Fuzz/run --seconds $(FUZZ_SECONDS)
 
 bench: build
 	$(BIN) bench

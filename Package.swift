@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "IndoorLocator", targets: ["IndoorLocator"]),
         .library(name: "IndoorLocatorScenarios", targets: ["IndoorLocatorScenarios"]),
         .executable(name: "indoorlab", targets: ["indoorlab"]),
+        // The lab's file formats (scenario YAML, recordings, importers) for Swift programs: the fuzz targets in
+        // Fuzz/ build on it.
+        .library(name: "IndoorLabFormats", targets: ["LabCore", "LabScenarioIO", "LabSimulation", "LabStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
