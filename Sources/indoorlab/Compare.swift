@@ -73,6 +73,9 @@ struct Compare: ParsableCommand {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
         let loaded = try paths.map { try loadScenario($0) }
+        let directories = try reportingInputErrors { try OutputDirectories([("--out", out), ("--plots", plots)]) }
+        var succeeded = false
+        defer { directories.finish(succeeded: succeeded) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
@@ -121,6 +124,7 @@ struct Compare: ParsableCommand {
             figures = try reportingInputErrors { try StandardPlots.drawAll(resultsDirectory: resultsDir, outputDirectory: plots) }
             if out == nil { try? FileManager.default.removeItem(atPath: resultsDir) }
         }
+        succeeded = true
         if !json {
             if let out { print("results written to \(out)/") }
             if let plots { print("\(figures.count) figures written to \(plots)/") }

@@ -68,6 +68,9 @@ struct Plan: ParsableCommand {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
         try checkOutput(output, inputs: [path])
+        let directories = try reportingInputErrors { try OutputDirectories([("--plots", plots)]) }
+        var succeeded = false
+        defer { directories.finish(succeeded: succeeded) }
         var o = Planner.Options(targetP90: targetP90)
         o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
         o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed
@@ -90,6 +93,7 @@ struct Plan: ParsableCommand {
             written = try PlotRenderer.shared.render(PlanningFigures.beaconCount(scenario: s, result: result, options: o), to: plots + "/\(s.name)-beacon-count")
             written += try PlotRenderer.shared.render(PlanningFigures.planMap(scenario: s, beacons: beacons, result: result, options: o), to: plots + "/\(s.name)-plan-map")
         }
+        succeeded = true
 
         if json {
             struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var seconds: Double; var plots: [String] }

@@ -106,8 +106,12 @@ struct Plot: ParsableCommand {
     }
 
     func run() throws {
+        let directories = try reportingInputErrors { try OutputDirectories([("--out-dir", outDir)]) }
+        var succeeded = false
+        defer { directories.finish(succeeded: succeeded) }
         do {
             for path in try reportingInputErrors(draw) { print(path) }
+            succeeded = true
         } catch let e as PlotError {
             printError("error: \(e)")
             throw badInputExit

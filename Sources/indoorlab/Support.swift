@@ -102,3 +102,28 @@ final class Progress: @unchecked Sendable {
 }
 
 func jsonString<T: Encodable>(_ value: T) throws -> String { try LabJSON.string(value) }
+
+/// Output directories made before any work, so a path that cannot be a directory (a file on the way, no
+/// permission) fails in a moment, not after a long run; ``finish(succeeded:)`` removes those made here if the
+/// run failed and they are still empty.
+struct OutputDirectories {
+    private var made: [String] = []
+
+    /// `dirs`: each option's name and value (nil = not given).
+    init(_ dirs: [(option: String, path: String?)]) throws {
+        for case let (option, path?) in dirs {
+            if let problem = createDirectories(path, created: &made) {
+                finish(succeeded: false)
+                throw InputError(file: path, field: option, "cannot make the output directory: \(problem)")
+            }
+            if access(path, W_OK | X_OK) != 0 {
+                finish(succeeded: false)
+                throw InputError(file: path, field: option, "cannot write into the output directory: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    func finish(succeeded: Bool) {
+        if !succeeded { for dir in made.reversed() { rmdir(dir) } }
+    }
+}

@@ -70,4 +70,25 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(throws: InputError.self) { try OutputFile.write(Data("x".utf8), to: dir) }
     }
+
+    /// An output directory that cannot be made fails before the work (compare's tournament, plot's drawing,
+    /// plan's search), with the option and the component at fault; nothing is left behind.
+    @Test func anOutputDirectoryIsCheckedBeforeTheWork() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
+        let cases: [[String]] = [
+            ["compare", "open-hall", "--seeds", "1", "--out", dir + "/new/results", "--plots", dir + "/file/plots"],
+            ["compare", "open-hall", "--seeds", "1", "--out", dir + "/file/results"],
+            ["plot", "offset-learning", "--runs", "1", "--scans", "1", "--out-dir", dir + "/file/p"],
+            ["plan", "open-hall", "--target-p90", "2", "--plots", dir + "/file/p"],
+        ]
+        for args in cases {
+            let start = Date()
+            let r = try indoorlab(args)
+            #expect(r.status == 2 && r.stderr.contains(dir + "/file is not a directory"), "\(args): \(r.stderr)")
+            #expect(Date().timeIntervalSince(start) < 20, "\(args): refused before the work")
+            #expect(listing(dir) == ["file"], "\(args): nothing made is left: \(listing(dir))")
+        }
+    }
 }
