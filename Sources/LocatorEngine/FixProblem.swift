@@ -46,6 +46,12 @@ package final class FixProblem {
     package let bx, by, bdz, bp0, brssi, bweight, brange: UnsafeMutablePointer<Double>
     /// Robust weight multiplier per RSSI term (√ of the IRLS weight), 1 unless set.
     package let brobust: UnsafeMutablePointer<Double>
+    /// The Jacobian's reuse of the residuals' work: each RSSI term's dm/dμ at the point the residuals were last
+    /// evaluated, and that point (x, y, δ, 1 when valid). Solvers ask for the Jacobian where they last asked for
+    /// the residuals (the accepted trial), so the distance's log, the walls and the truncated mean's erfc are
+    /// computed once per point, not twice; the numbers are the same.
+    let bslope: UnsafeMutablePointer<Double>
+    let slopePoint: UnsafeMutablePointer<Double>
     package private(set) var rssiCount = 0
     // Measured ranges (UWB, Channel Sounding, Wi-Fi RTT): beacon position, height offset, distance, 1/σ.
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
@@ -78,13 +84,14 @@ package final class FixProblem {
         self.solver = solver
         let m = max(capacity, 1)
         termCapacity = m
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 18 * m)
-        block.initialize(repeating: 0, count: 18 * m)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 19 * m + 4)
+        block.initialize(repeating: 0, count: 19 * m + 4)
         let slice = { (k: Int) in block + k * m }
         bx = slice(0); by = slice(1); bdz = slice(2); bp0 = slice(3); brssi = slice(4); bweight = slice(5); brange = slice(6)
         brobust = slice(7)
         mx = slice(8); my = slice(9); mdz = slice(10); mdistance = slice(11); mweight = slice(12)
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
+        bslope = slice(18); slopePoint = slice(19)
         self.capacity = 3 * termCapacity + 8
         f = .allocate(capacity: self.capacity)
         J = .allocate(capacity: self.capacity * 3)
@@ -279,7 +286,7 @@ package final class FixProblem {
                  ranges: (mx, my, mdz, mdistance, mweight, rangeCount),
                  censored: (cx, cy, cdz, cp0, cmissed, censoredCount),
                  bearings: (lx, ly, lheading, lweight, bearingCount),
-                 prior: estimatesOffset ? offsetPrior : nil)
+                 prior: estimatesOffset ? offsetPrior : nil, slopes: (bslope, slopePoint))
     }
 
     /// The residuals at `p` (and δ) as an array (for tests: the Jacobian is checked against finite differences).
@@ -323,6 +330,8 @@ package struct FixModel {
     let bearingCount: Int
     let prior: (mean: Double, sigma: Double)?
     package let residualCount: Int
+    /// ``FixProblem``'s slope cache: dm/dμ per RSSI term and the point it holds (x, y, δ, valid).
+    let bslope, slopePoint: Buffer
 
     typealias Buffer = UnsafeMutablePointer<Double>
 
@@ -375,7 +384,7 @@ package struct FixModel {
          ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          bearings: ([Double], [Double], [Double], [Double], Int),
-         prior: (mean: Double, sigma: Double)?) {
+         prior: (mean: Double, sigma: Double)?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.truncated = truncated
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
@@ -384,6 +393,8 @@ package struct FixModel {
         (cx, cy, cdz, cp0, cmissed, censoredCount) = censored
         (lx, ly, lheading, lweight, bearingCount) = bearings
         self.prior = prior
+        (bslope, slopePoint) = slopes
+        slopePoint[3] = 0   // the terms may have changed since the last model
         residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0)
     }
 
@@ -424,10 +435,13 @@ package struct FixModel {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
                 let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
-                out[i] = (brssi[i] - heardMean(bp0[i] + delta - k * log(d2) - wallLoss).m) * bweight[i] * brobust[i]
+                let mean = heardMean(bp0[i] + delta - k * log(d2) - wallLoss)
+                bslope[i] = mean.slope
+                out[i] = (brssi[i] - mean.m) * bweight[i] * brobust[i]
             case .range: out[i] = (d2.squareRoot() - brange[i]) * bweight[i]
             }
         }
+        if domain == .rssi { slopePoint[0] = x; slopePoint[1] = y; slopePoint[2] = delta; slopePoint[3] = 1 }
         var row = rssiCount
         for m in 0..<rangeCount {
             let dx = x - mx[m], dy = y - my[m]
@@ -503,6 +517,7 @@ package struct FixModel {
         let c = 2 * halfTenNOverLn10   // 10n/ln 10
         let p = unknowns
         let third = p == 3
+        let cached = slopePoint[3] == 1 && slopePoint[0] == x && slopePoint[1] == y && slopePoint[2] == delta
         for i in 0..<rssiCount {
             let dx = x - bx[i], dy = y - by[i]
             let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
@@ -511,7 +526,9 @@ package struct FixModel {
             case .rssi:
                 // ∂/∂x of (rssi − P0 − δ + 10 n log10 d) = 10n/ln10 · dx/d²; ∂/∂δ = −1 (times dm/dμ when truncated)
                 var w = bweight[i] * brobust[i]
-                if truncated {
+                if truncated && cached {
+                    w *= bslope[i]
+                } else if truncated {
                     let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
                     w *= heardMean(bp0[i] + delta - halfTenNOverLn10 * log(d2) - wallLoss).slope
                 }
