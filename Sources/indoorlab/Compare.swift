@@ -11,8 +11,11 @@ struct Compare: ParsableCommand {
         abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
         discussion: """
         Epochs come from each scenario's walks and from static test points on a grid over its rooms.
+
         Winner rule: \(Leaderboard.ruleText).
+
         Estimators: \(EstimatorKind.allCases.map { "\n  \($0.rawValue.padding(toLength: Compare.nameWidth, withPad: " ", startingAt: 0)) \($0.summary)" }.joined())
+
         Example: indoorlab compare --seeds 10 --out out/compare
         """)
 

@@ -11,13 +11,18 @@ struct Import: ParsableCommand {
         abstract: "Import recorded readings (the lab's CSV, the UJI or the Daniş dataset) into a new recording.",
         discussion: """
         Formats (docs/recordings.md has the details):
-          lab-csv  PATH = a directory with beacons.csv (id,x,y[,height,p0,uuid,major,minor]), readings.csv
-                   (t,beacon,rssi), truth.csv (t,x,y[,z,source]) and optionally headings.csv
-                   (t,heading[,accuracy,frieze,target]); --scenario gives the venue (bounds, radio, rooms, landmarks).
-          uji      PATH = the UJI BLE RSS dataset directory (dep/, rss/); one Tx power per recording (--tx-power).
-          danis    PATH… = one or more *_all_sensors.mbd tracks; the 12 fixed receivers become the anchors.
-        All or nothing: a bad row (reported with file, line and field) leaves no recording behind, and an
-        existing FILE is never overwritten. Exit 2 on bad input.
+          lab-csv  PATH = a directory with beacons.csv
+                   (id,x,y[,height,p0,uuid,major,minor]), readings.csv
+                   (t,beacon,rssi), truth.csv (t,x,y[,z,source]) and
+                   optionally headings.csv (t,heading[,accuracy,frieze,target]);
+                   --scenario gives the venue (bounds, radio, rooms, landmarks).
+          uji      PATH = the UJI BLE RSS dataset directory (dep/, rss/);
+                   one Tx power per recording (--tx-power).
+          danis    PATH… = one or more *_all_sensors.mbd tracks; the 12
+                   fixed receivers become the anchors.
+
+        All or nothing: a bad row (reported with file, line and field) leaves no recording behind, and an existing FILE is never overwritten. Exit 2 on bad input.
+
         Example: indoorlab import --format danis ../shared/datasets/danis-ble-tracks/trk/*.mbd -o out/danis.sqlite
         """)
 

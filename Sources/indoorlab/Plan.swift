@@ -12,13 +12,10 @@ struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the fewest beacons, and their places, that reach a P90 error target over the rooms.",
         discussion: """
-        Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each
-        promising layout by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)). The area P90
-        is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms
-        exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
-        Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and
-        <scenario>-plan-map (PNG and SVG) in --plots. Exit code 0 when the target is met, 1 when it cannot be
-        (the best layout found is still reported and written), 2 on bad input.
+        Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each promising layout by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)). The area P90 is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
+
+        Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and <scenario>-plan-map (PNG and SVG) in --plots. Exit code 0 when the target is met, 1 when it cannot be (the best layout found is still reported and written), 2 on bad input.
+
         Example: indoorlab plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml
         """)
 

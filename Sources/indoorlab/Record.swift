@@ -10,9 +10,10 @@ struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate a walk and store it as a recording (SQLite) for replay.",
         discussion: """
-        The recording holds the scenario's venue (radio model, bounds, beacons, landmarks, rooms), the scenario
-        YAML, every RSSI and heading sample, and one ground-truth sample per scan window (source: simulated).
+        The recording holds the scenario's venue (radio model, bounds, beacons, landmarks, rooms), the scenario YAML, every RSSI and heading sample, and one ground-truth sample per scan window (source: simulated).
+
         Written all-or-nothing: an existing FILE is never overwritten. Exit 2 on bad input.
+
         Example: indoorlab record open-hall --walk loop --seed 1 -o Recordings/open-hall-loop-seed1.sqlite
         """)
 

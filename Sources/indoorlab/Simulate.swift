@@ -11,9 +11,8 @@ struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate the readings a phone gets on a walk (or at the static test points).",
         discussion: """
-        CSV is long form, one row per reading: walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target
-        where type is rssi (id = beacon, value = dBm), heading (id = frieze when identified, value = degrees,
-        target = frieze truly looked at) or checkpoint (id = QR checkpoint scanned in that window).
+        CSV is long form, one row per reading: walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target where type is rssi (id = beacon, value = dBm), heading (id = frieze when identified, value = degrees, target = frieze truly looked at) or checkpoint (id = QR checkpoint scanned in that window).
+
         Example: indoorlab simulate museum-gallery --walk visitor --seed 7 -o visitor.csv
         """)
 

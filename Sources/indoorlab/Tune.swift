@@ -11,9 +11,8 @@ struct Tune: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Move a scenario's beacons along their mounts to lower the error; report before and after.",
         discussion: """
-        Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the
-        Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)),
-        and if the simulated area P90 got worse the original layout is kept (and the output says so).
+        Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)), and if the simulated area P90 got worse the original layout is kept (and the output says so).
+
         Example: indoorlab tune museum-gallery -o out/museum-tuned.yaml
         """)
 
