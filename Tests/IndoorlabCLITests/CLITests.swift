@@ -122,10 +122,11 @@ func temporaryDirectory() throws -> URL {
         let r = try indoorlab(["simulate", "open-hall", "-o", "/proc/indoorlab-cannot-write.csv"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("error: /proc/indoorlab-cannot-write.csv: cannot write the output file"))
-        // compare still prints its leaderboard before failing to save it.
+        // compare checks its output directory before the tournament: refused at once, nothing run.
         let c = try indoorlab(["compare", "open-hall", "--seeds", "1", "--estimators", "proximity", "--out", "/proc/indoorlab-nope"])
         #expect(c.status == 2)
-        #expect(c.stdout.contains("winner: proximity"))
+        #expect(c.stderr.contains("error: /proc/indoorlab-nope: --out: cannot make the output directory"), "\(c.stderr)")
+        #expect(!c.stdout.contains("winner"), "\(c.stdout)")
     }
 
     @Test func seedsWrapAroundInsteadOfOverflowing() throws {
