@@ -47,6 +47,12 @@ public func createDirectories(_ dir: String, created: inout [String]) -> String?
     return nil
 }
 
+/// Removes directories ``createDirectories(_:created:)`` made (`created`, parents first) once a write that
+/// needed them failed: deepest first, each only while empty (a directory something else wrote into stays).
+public func removeCreatedDirectories(_ created: [String]) {
+    for dir in created.reversed() where rmdir(dir) != 0 { break }
+}
+
 /// ``createDirectories(_:created:)`` when the directories made need not be known.
 public func createDirectories(_ dir: String) -> String? {
     var created: [String] = []

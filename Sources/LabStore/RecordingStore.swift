@@ -30,7 +30,7 @@ public enum RecordingStore {
         let name = url.lastPathComponent
         var done = false
         let made = try makeDirectories(dir, for: path)
-        defer { if !done { removeDirectories(made) } }
+        defer { if !done { removeCreatedDirectories(made) } }
         removeStalePartials(directory: dir, name: name)
         let temp = dir + "/" + partialName(name, pid: getpid())
         unlinkDatabase(temp)
@@ -159,14 +159,12 @@ public enum RecordingStore {
     public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:],
                                    materialLoss: [String: Double] = [:]) throws {
         try withDatabase(path: path, writable: true) { db in
-            do {
-                try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
-                for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
-                    try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
-                }
-                for (m, v) in materialLoss.sorted(by: { $0.key < $1.key }) {
-                    try db.execute(sql: "UPDATE walls SET loss = ? WHERE material = ?", arguments: [v, m])
-                }
+            try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
+            for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
+            }
+            for (m, v) in materialLoss.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "UPDATE walls SET loss = ? WHERE material = ?", arguments: [v, m])
             }
         }
     }
@@ -218,19 +216,15 @@ public enum RecordingStore {
         return "." + kept + suffix
     }
 
-    /// Creates `dir` and its missing parents; returns those it created, deepest first (for removal on failure).
+    /// Creates `dir` and its missing parents; returns those it created, parents first (for
+    /// ``removeCreatedDirectories(_:)`` on failure).
     static func makeDirectories(_ dir: String, for path: String) throws -> [String] {
         var created: [String] = []
         if let problem = createDirectories(dir, created: &created) {
-            removeDirectories(created.reversed())
+            removeCreatedDirectories(created)
             throw InputError(file: path, "cannot create the directory: \(problem)")
         }
-        return created.reversed()
-    }
-
-    /// Removes directories a failed write created (deepest first), each only while empty.
-    static func removeDirectories(_ dirs: [String]) {
-        for d in dirs where rmdir(d) != 0 { break }
+        return created
     }
 
     static func exists(_ path: String) -> Bool {

@@ -435,17 +435,16 @@ package struct FixModel {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
                 let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
-                let mean = heardMean(bp0[i] + delta - k * log(d2) - wallLoss)
-                bslope[i] = mean.slope
-                out[i] = (brssi[i] - mean.m) * bweight[i] * brobust[i]
+                let term = rssiTerm(i, mean: bp0[i] + delta - k * log(d2) - wallLoss)
+                bslope[i] = term.slope
+                out[i] = term.r
             case .range: out[i] = (d2.squareRoot() - brange[i]) * bweight[i]
             }
         }
         if domain == .rssi { slopePoint[0] = x; slopePoint[1] = y; slopePoint[2] = delta; slopePoint[3] = 1 }
         var row = rssiCount
         for m in 0..<rangeCount {
-            let dx = x - mx[m], dy = y - my[m]
-            out[row] = ((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot() - mdistance[m]) * mweight[m]
+            out[row] = measuredRangeResidual(m, x: x, y: y)
             row += 1
         }
         for c in 0..<censoredCount {
@@ -457,6 +456,18 @@ package struct FixModel {
             row += 1
         }
         if let prior { out[row] = (delta - prior.mean) / prior.sigma }
+    }
+
+    /// RSSI term i's residual when the model's mean is `mu` (before truncation), and dm/dμ of the heard mean.
+    @inline(__always) func rssiTerm(_ i: Int, mean mu: Double) -> (r: Double, slope: Double) {
+        let h = heardMean(mu)
+        return ((brssi[i] - h.m) * bweight[i] * brobust[i], h.slope)
+    }
+
+    /// Measured-range term m's residual at (x, y): the 3-D distance minus the ranged one, over its σ.
+    @inline(__always) func measuredRangeResidual(_ m: Int, x: Double, y: Double) -> Double {
+        let dx = x - mx[m], dy = y - my[m]
+        return ((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot() - mdistance[m]) * mweight[m]
     }
 
     /// Bearing term b's residual: the heading's difference from the bearing to its landmark, wrapped to (−π, π].
@@ -488,16 +499,15 @@ package struct FixModel {
             case .rssi:
                 let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
                 let spread = k * log(d2)
-                let r0 = (brssi[i] - heardMean(bp0[i] + delta - spread - wallLoss).m) * bweight[i] * brobust[i]
-                add(r0, profiles ? (brssi[i] - heardMean(bp0[i] + raised - spread - wallLoss).m) * bweight[i] * brobust[i] : r0)
+                let r0 = rssiTerm(i, mean: bp0[i] + delta - spread - wallLoss).r
+                add(r0, profiles ? rssiTerm(i, mean: bp0[i] + raised - spread - wallLoss).r : r0)
             case .range:
                 let r = (d2.squareRoot() - brange[i]) * bweight[i]
                 add(r, r)
             }
         }
         for m in 0..<rangeCount {
-            let dx = x - mx[m], dy = y - my[m]
-            let r = ((dx * dx + dy * dy + mdz[m] * mdz[m]).squareRoot() - mdistance[m]) * mweight[m]
+            let r = measuredRangeResidual(m, x: x, y: y)
             add(r, r)
         }
         for c in 0..<censoredCount {

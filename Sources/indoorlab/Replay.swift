@@ -54,11 +54,11 @@ struct Replay: ParsableCommand {
     func run() throws {
         // Every file is read and checked before anything runs or is written.
         let sidecars = files.map(BaselineFile.path(forRecording:))
-        try reportingInputErrors { try checkOutput(junit, inputs: files + sidecars) }
+        let inputs = files + sidecars + (radio.map { [$0] } ?? [])
+        try reportingInputErrors { try checkOutput(junit, inputs: inputs) }
         var recordings = try reportingInputErrors { try files.map { try RecordingStore.read(path: $0) } }
         // The reviewable baselines file, when there is one, is what is checked.
-        for (i, file) in files.enumerated() {
-            let sidecar = sidecars[i]
+        for (i, sidecar) in sidecars.enumerated() {
             if let b = try reportingInputErrors({ try BaselineFile.read(path: sidecar, recording: recordings[i].info.name) }) {
                 recordings[i].baselines = b
             }
@@ -72,14 +72,14 @@ struct Replay: ParsableCommand {
         var regressions: [(String, BaselineCheck)] = []
         var strictFailures: [(String, String)] = []
         var suites: [JUnitReport.Suite] = []
-        for (file, r) in zip(files, recordings) {
+        for (i, (file, r)) in zip(files, recordings).enumerated() {
             let result = RecordingReplay.run(r, estimators: estimators)
             var updated = false
             if updateBaseline {
                 // Merged with the baselines of other estimators under the recording's lock, file and table together.
                 try reportingInputErrors {
                     try RecordingStore.updateBaselines(BaselineJudge.baselines(from: result.scores), estimators: Set(result.estimators),
-                                                       path: file, file: BaselineFile.path(forRecording: file))
+                                                       path: file, file: sidecars[i])
                 }
                 updated = true
             }
@@ -90,7 +90,7 @@ struct Replay: ParsableCommand {
             reports.append(ReplayReport.Recording(file: file, result: result, baselinesUpdated: updated))
             tables.append(ReplayTable.scores(file: file, result: result, updated: updated))
         }
-        if let junit { try writeOutput(JUnitReport.xml(suites), to: junit, inputs: files + sidecars) }
+        if let junit { try writeOutput(JUnitReport.xml(suites), to: junit, inputs: inputs) }
         let passed = regressions.isEmpty && strictFailures.isEmpty
         if json {
             try writeOutput(jsonString(ReplayReport(recordings: reports, regressions: regressions.count,

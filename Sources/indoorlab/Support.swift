@@ -112,18 +112,18 @@ struct OutputDirectories {
     /// `dirs`: each option's name and value (nil = not given).
     init(_ dirs: [(option: String, path: String?)]) throws {
         for case let (option, path?) in dirs {
-            if let problem = createDirectories(path, created: &made) {
-                finish(succeeded: false)
-                throw InputError(file: path, field: option, "cannot make the output directory: \(problem)")
+            var problem = createDirectories(path, created: &made).map { "cannot make the output directory: \($0)" }
+            if problem == nil, access(path, W_OK | X_OK) != 0 {
+                problem = "cannot write into the output directory: \(String(cString: strerror(errno)))"
             }
-            if access(path, W_OK | X_OK) != 0 {
+            if let problem {
                 finish(succeeded: false)
-                throw InputError(file: path, field: option, "cannot write into the output directory: \(String(cString: strerror(errno)))")
+                throw InputError(file: path, field: option, problem)
             }
         }
     }
 
     func finish(succeeded: Bool) {
-        if !succeeded { for dir in made.reversed() { rmdir(dir) } }
+        if !succeeded { removeCreatedDirectories(made) }
     }
 }
