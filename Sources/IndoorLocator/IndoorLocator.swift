@@ -18,11 +18,20 @@ internal import LocatorEngine
 /// call ``forgetDevice()``. Give it the venue's walls: without them the fit is free-space, which is several
 /// times less accurate behind walls.
 ///
+/// **One scan or a stream.** ``locate(rssi:ranges:headings:)`` fixes one scan on its own (the tournament's best
+/// snapshot estimator, ``snapshotEstimatorName``). The stream — ``locations(from:)`` and ``currentLocation(at:)`` —
+/// **tracks** the walker (``estimatorName``, the tournament's winner): an iterated extended Kalman filter over the
+/// readings with a constant-velocity model and the phone's offset as a state, so each location also weighs the
+/// scans before it, and carries a velocity; the window's own fix stays available as ``Location/snapshot``.
+///
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
 public final class IndoorLocator: @unchecked Sendable {
-    /// The name of the tournament estimator this library ships (`EstimatorRegistry.shipped` in the lab).
-    public static let estimatorName = "offset-learning"
+    /// The name of the tournament's winner, the tracker the stream runs (`EstimatorRegistry.shippedTracker` in the
+    /// lab).
+    public static let estimatorName = "ekf"
+    /// The name of the tournament's best snapshot estimator, the one-scan fix (`EstimatorRegistry.shipped` in the lab).
+    public static let snapshotEstimatorName = "offset-learning"
 
     /// The beacons, in the order given.
     public let beacons: [BeaconPlacement]
@@ -37,6 +46,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     private let venue: Venue
     private let engine: OffsetFreeFit
+    private let tracker: KalmanTracker
     private let index: [BeaconIdentity: Int]
     /// iBeacon identities packed into integers: comparing them is much cheaper than hashing a UUID.
     private let packed: [PackedIBeacon?]
@@ -123,6 +133,7 @@ public final class IndoorLocator: @unchecked Sendable {
                       rooms: rooms.map { LabCore.Room(name: $0.name, polygon: Polygon($0.outline.map { Point($0.x, $0.y) })) },
                       walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
         engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt())
+        tracker = KalmanTracker(venue: venue, solver: LevenbergMarquardt())
     }
 
     // MARK: - The phone
@@ -141,12 +152,21 @@ public final class IndoorLocator: @unchecked Sendable {
     public func assumeDeviceOffset(_ offset: DeviceOffset) {
         lock.lock(); defer { lock.unlock() }
         engine.startDevice(offset: (offset.decibels, max(offset.sigma, 1e-3)))
+        tracker.startDevice(knownOffset: (offset.decibels, max(offset.sigma, 1e-3)))
     }
 
-    /// Another phone takes over (or the app wants to start afresh): forget the learned offset.
+    /// Another phone takes over (or the app wants to start afresh): forget the learned offset and the track.
     public func forgetDevice() {
         lock.lock(); defer { lock.unlock() }
         engine.startDevice()
+        tracker.startDevice()
+    }
+
+    /// The phone was carried elsewhere without the stream seeing it (the app was paused): end the track, keep what
+    /// was learned about the phone. A gap of more than 30 s between windows does this by itself.
+    public func restartTrack() {
+        lock.lock(); defer { lock.unlock() }
+        tracker.startTrack()
     }
 
     // MARK: - One scan
@@ -156,13 +176,13 @@ public final class IndoorLocator: @unchecked Sendable {
     /// positive or not finite, and invalid ranges are ignored and counted (``Location/ignored``).
     public func locate(rssi samples: [RSSISample], ranges: [RangeSample] = [], headings: [CompassHeading] = []) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        return locateLocked(samples, ranges: ranges, headings: headings, at: nil)
+        return locateLocked(samples, ranges: ranges, headings: headings, at: nil, tracked: false)
     }
 
     /// Locates from one scan of RSSI samples (and headings): ``locate(rssi:ranges:headings:)`` without ranges.
     public func locate(_ samples: [RSSISample], headings: [CompassHeading] = []) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        return locateLocked(samples, ranges: [], headings: headings, at: nil)
+        return locateLocked(samples, ranges: [], headings: headings, at: nil, tracked: false)
     }
 
     // MARK: - A stream
@@ -187,12 +207,13 @@ public final class IndoorLocator: @unchecked Sendable {
     /// Adds one heading to the stream.
     public func add(_ heading: CompassHeading) { add(.heading(heading)) }
 
-    /// The position from the stream's measurements of the scan window ending at `time`.
+    /// The tracked position from the stream's measurements of the scan window ending at `time` (the track moves on
+    /// by one scan: ask once per window).
     public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
         let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
         let window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
-        return locate(window, at: time)
+        return locate(window, at: time, windowTime: to)
     }
 
     /// Forgets the stream.
@@ -202,7 +223,7 @@ public final class IndoorLocator: @unchecked Sendable {
         newest = -.infinity
     }
 
-    /// Turns a sequence of measurements into a stream of outcomes, one per scan window (``PathLossModel/scanWindow``
+    /// Turns a sequence of measurements into a stream of tracked outcomes, one per scan window (``PathLossModel/scanWindow``
     /// seconds of measurement time, windows starting at the first measurement; empty windows give nothing).
     /// The last, partial window gives an outcome when the input ends. Cancelling the consuming task (or
     /// dropping the stream) stops reading the input. The input's errors end the stream.
@@ -218,7 +239,7 @@ public final class IndoorLocator: @unchecked Sendable {
                         if Task.isCancelled { break }
                         let t = input.timestamp.timeIntervalSinceReferenceDate
                         if let s = start, t >= s + length {
-                            if !window.isEmpty { continuation.yield(self.locateWindow(window)) }
+                            if !window.isEmpty { continuation.yield(self.locateWindow(window, ending: s + length)) }
                             window.removeAll(keepingCapacity: true)
                             // The next window starts where this one ended, or at this measurement after a gap.
                             start = t < s + 2 * length ? s + length : t
@@ -227,7 +248,7 @@ public final class IndoorLocator: @unchecked Sendable {
                         window.append(input)
                     }
                 } catch {}
-                if !Task.isCancelled, !window.isEmpty { continuation.yield(self.locateWindow(window)) }
+                if !Task.isCancelled, !window.isEmpty, let s = start { continuation.yield(self.locateWindow(window, ending: s + length)) }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
@@ -247,13 +268,14 @@ public final class IndoorLocator: @unchecked Sendable {
 
     // MARK: - Internals
 
-    private func locateWindow(_ window: [LocatorInput]) -> LocationOutcome {
+    private func locateWindow(_ window: [LocatorInput], ending end: Double) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        return locate(window, at: nil)
+        return locate(window, at: nil, windowTime: end)
     }
 
-    /// Splits mixed measurements and locates (lock held).
-    private func locate(_ inputs: [LocatorInput], at time: Date?) -> LocationOutcome {
+    /// Splits a window's mixed measurements and tracks (lock held); `windowTime` is the window's end, seconds since
+    /// the reference date (what the tracker predicts across).
+    private func locate(_ inputs: [LocatorInput], at time: Date?, windowTime: Double) -> LocationOutcome {
         var samples: [RSSISample] = [], ranges: [RangeSample] = [], headings: [CompassHeading] = []
         for i in inputs {
             switch i {
@@ -262,7 +284,7 @@ public final class IndoorLocator: @unchecked Sendable {
             case .heading(let h): headings.append(h)
             }
         }
-        return locateLocked(samples, ranges: ranges, headings: headings, at: time)
+        return locateLocked(samples, ranges: ranges, headings: headings, at: time, tracked: true, windowTime: windowTime)
     }
 
     /// The index of a beacon identity, or nil when the locator does not know it.
@@ -274,7 +296,8 @@ public final class IndoorLocator: @unchecked Sendable {
         return index[id]
     }
 
-    private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], at time: Date?) -> LocationOutcome {
+    private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], at time: Date?,
+                              tracked: Bool, windowTime: Double = 0) -> LocationOutcome {
         var ignored = IgnoredSamples()
         var newestUsed = -Double.infinity
         // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
@@ -322,16 +345,24 @@ public final class IndoorLocator: @unchecked Sendable {
             newestUsed = max(newestUsed, h.timestamp.timeIntervalSinceReferenceDate)
         }
         guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty else { return .unavailable(.noMeasurements, ignored: ignored) }
-        switch engine.locate(Observation(beacons: observed, headings: hs), ranges: ranged) {
+        let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil)
+        let snapshot = engine.locate(observation, ranges: ranged)
+        let outcome = tracked ? tracker.step(observation, ranges: ranged) : snapshot
+        switch outcome {
         case .noFix(let reason): return .unavailable(LocationUnavailable(reason, heard: observed.count + ranged.count), ignored: ignored)
         case .fix(let f):
             let p = Position(x: f.position.x, y: f.position.y)
-            return .located(Location(position: p, timestamp: time ?? Date(timeIntervalSinceReferenceDate: newestUsed),
-                                     room: venue.roomIndex(at: f.position).map { venue.rooms[$0].name },
-                                     friezeInView: f.frieze.map { venue.landmarks[$0].name },
-                                     uncertainty: f.covariance.flatMap(UncertaintyEllipse.init(covariance:)),
-                                     deviceOffset: observed.isEmpty ? nil : learnedOffset,
-                                     beaconsUsed: beaconsUsed(f.beaconsUsed), ignored: ignored))
+            var location = Location(position: p, timestamp: time ?? Date(timeIntervalSinceReferenceDate: newestUsed),
+                                    room: venue.roomIndex(at: f.position).map { venue.rooms[$0].name },
+                                    friezeInView: f.frieze.map { venue.landmarks[$0].name },
+                                    uncertainty: f.covariance.flatMap(UncertaintyEllipse.init(covariance:)),
+                                    deviceOffset: observed.isEmpty ? nil : tracked ? tracker.offset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) } : learnedOffset,
+                                    beaconsUsed: beaconsUsed(f.beaconsUsed), ignored: ignored)
+            if tracked {
+                location.velocity = f.velocity.map { Position(x: $0.x, y: $0.y) }
+                location.snapshot = snapshot.fix.map { Position(x: $0.position.x, y: $0.position.y) }
+            }
+            return .located(location)
         }
     }
 
@@ -343,10 +374,16 @@ public final class IndoorLocator: @unchecked Sendable {
         return Array(Set(observed.map(\.beacon) + ranged.map(\.beacon))).sorted().map { beacons[$0].identity }
     }
 
-    /// Internal: the fix for an already-built observation (used to check the library against the tournament).
+    /// Internal: the one-scan fix for an already-built observation (used to check the library against the tournament).
     func locate(observation: Observation) -> EstimateOutcome {
         lock.lock(); defer { lock.unlock() }
         return engine.locate(observation)
+    }
+
+    /// Internal: the tracker's next fix for an already-built observation (checked against the tournament's ekf).
+    func track(observation: Observation) -> EstimateOutcome {
+        lock.lock(); defer { lock.unlock() }
+        return tracker.step(observation)
     }
 }
 

@@ -333,6 +333,11 @@ public struct Location: Sendable, Hashable {
     public var beaconsUsed: [BeaconIdentity]
     /// What the fix left out, and why.
     public var ignored: IgnoredSamples
+    /// The walker's velocity in metres per second (x east, y north), for tracked locations (the stream's).
+    public var velocity: Position? = nil
+    /// The stream's tracked locations carry the fix from their scan window alone (what ``IndoorLocator/locate(rssi:ranges:headings:)``
+    /// gives): where the window's own measurements put the phone, before the track's history is weighed in.
+    public var snapshot: Position? = nil
 }
 
 /// How much stronger (positive) or weaker this phone reads than the phone the beacons' measured power was

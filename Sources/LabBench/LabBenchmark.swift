@@ -91,12 +91,44 @@ enum BenchEstimators {
         return (venue, obs)
     }
 
+    /// The scans of a scenario's walks in the field condition, in order, and where each walk starts.
+    static func walkObservations(_ name: String) throws -> (venue: Venue, observations: [Observation], starts: Set<Int>, walls: Int) {
+        let s = try BundledScenarios.load(name)
+        var venue = Venue(s)
+        venue.seed = 1
+        let sim = try Simulator(scenario: s, condition: .field)
+        var observations: [Observation] = [], starts: Set<Int> = []
+        for w in s.walks {
+            starts.insert(observations.count)
+            observations += sim.simulate(walk: w, seed: 1).map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t) }
+        }
+        return (venue, observations, starts, s.walls.count)
+    }
+
     static func figures(seconds: Double) throws -> [BenchFigure] {
         let (hall, hallObs) = try observations("open-hall", requireAll: true)
         let (court, courtObs) = try observations("killian-court", requireAll: false)
         let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5, .offsetFree: 1e5]
         var out: [BenchFigure] = []
-        for kind in EstimatorKind.allCases {
+        let walks = try walkObservations("esoc-office")
+        for kind in EstimatorKind.allCases where kind.inputs.uses.contains(.motion) {
+            // Trackers carry the walker from scan to scan: they are timed along esoc-office's walks (field
+            // condition), a new phone at each walk's start.
+            let est = kind.make(venue: walks.venue)
+            var i = 0, fixes = 0
+            let r = LabBenchmark.rate(seconds: seconds) {
+                for _ in 0..<20 {
+                    if walks.starts.contains(i % walks.observations.count) { est.startDevice() }
+                    if case .fix = est.locate(walks.observations[i % walks.observations.count]) { fixes += 1 }
+                    i += 1
+                }
+                return 20
+            }
+            out.append(.init(name: "scan updates/s [\(kind.rawValue)]", value: r, unit: "updates/s",
+                             target: kind == .particleFilter ? 2000 : nil,
+                             note: "esoc-office walks (\(walks.walls) walls, field condition), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
+        }
+        for kind in EstimatorKind.allCases where !kind.inputs.uses.contains(.motion) {
             // Estimators that need headings (RSSI alone never fixes) are timed where there are friezes to look at.
             let bearingBased = kind.inputs.minimumBeacons == 0 && kind.inputs.uses.contains(.headings)
             let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)

@@ -66,16 +66,19 @@ public struct BeaconObservation: Sendable, Hashable {
 public struct Observation: Sendable, Hashable {
     public var beacons: [BeaconObservation]
     public var headings: [HeadingReading]
+    /// When the scan window was (its middle), seconds: what trackers predict across. Nil when not known.
+    public var t: Double?
 
     /// Builds an observation as given (no merging); estimators check it with ``problem``.
-    public init(beacons: [BeaconObservation], headings: [HeadingReading] = []) {
+    public init(beacons: [BeaconObservation], headings: [HeadingReading] = [], t: Double? = nil) {
         self.beacons = beacons.sorted { $0.rssi > $1.rssi || ($0.rssi == $1.rssi && $0.beacon < $1.beacon) }
         self.headings = headings
+        self.t = t
     }
 
     /// Averages raw readings per beacon (in dBm, the maximum-likelihood statistic under log-normal
     /// shadowing); readings that are not finite are dropped.
-    public init(readings: [RSSIReading], headings: [HeadingReading] = [], beaconCount: Int) {
+    public init(readings: [RSSIReading], headings: [HeadingReading] = [], beaconCount: Int, t: Double? = nil) {
         var sums = [Double](repeating: 0, count: beaconCount)
         var counts = [Int](repeating: 0, count: beaconCount)
         for r in readings where r.rssi.isFinite && r.beacon >= 0 && r.beacon < beaconCount {
@@ -87,7 +90,7 @@ public struct Observation: Sendable, Hashable {
         for i in 0..<beaconCount where counts[i] > 0 {
             obs.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
         }
-        self.init(beacons: obs, headings: headings)
+        self.init(beacons: obs, headings: headings, t: t)
     }
 
     /// Why this observation cannot be used as it is (NaN, unknown or repeated beacons), or nil when it is fine.
@@ -107,6 +110,7 @@ public struct Observation: Sendable, Hashable {
             }
             if repeated { return "beacon #\(b.beacon) appears twice in one epoch" }
         }
+        if let t, !t.isFinite { return "the scan's time is not a finite number" }
         for h in headings where !h.heading.isFinite || !h.accuracy.isFinite || h.accuracy < 0 {
             return "a heading or its accuracy is not a finite number (accuracy must be ≥ 0)"
         }

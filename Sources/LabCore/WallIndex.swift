@@ -23,9 +23,24 @@ public struct WallIndex: Sendable {
     /// running along a wall does not.
     public func loss(from p: Point, to q: Point) -> Double {
         if walls.isEmpty { return 0 }
+        var total = 0.0
+        forEachCrossed(from: p, to: q) { total += loss[$0] }
+        return total
+    }
+
+    /// True when the segment p–q crosses a wall (a wall of no loss too): a walker cannot go that way, a door is a
+    /// gap between walls.
+    public func crosses(from p: Point, to q: Point) -> Bool {
+        if walls.isEmpty { return false }
+        var crossed = false
+        forEachCrossed(from: p, to: q) { _ in crossed = true }
+        return crossed
+    }
+
+    /// Calls `body` with the index of every wall the segment p–q crosses.
+    @inline(__always) func forEachCrossed(from p: Point, to q: Point, _ body: (Int) -> Void) {
         let loX = min(p.x, q.x), hiX = max(p.x, q.x), loY = min(p.y, q.y), hiY = max(p.y, q.y)
         let rx = q.x - p.x, ry = q.y - p.y
-        var total = 0.0
         for w in 0..<walls.count {
             if maxX[w] < loX || minX[w] > hiX || maxY[w] < loY || minY[w] > hiY { continue }
             let sx = bx[w] - ax[w], sy = by[w] - ay[w]
@@ -34,8 +49,7 @@ public struct WallIndex: Sendable {
             let apx = ax[w] - p.x, apy = ay[w] - p.y
             let t = (apx * sy - apy * sx) / denom
             let u = (apx * ry - apy * rx) / denom
-            if t >= 0 && t <= 1 && u >= 0 && u <= 1 { total += loss[w] }
+            if t >= 0 && t <= 1 && u >= 0 && u <= 1 { body(w) }
         }
-        return total
     }
 }

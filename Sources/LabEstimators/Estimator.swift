@@ -25,10 +25,18 @@ public protocol PositionEstimator: AnyObject {
     /// A new phone starts (a new walk or survey pass, another recording): estimators that learn about the
     /// phone over the scans forget it. The default does nothing.
     func startDevice()
+    /// The same phone, moved arbitrarily since its last scan (the next static test point): trackers drop their
+    /// track and keep what they learned about the phone. The default does nothing.
+    func startTrack()
+    /// Every scan of one phone's walk, in order, at once (offline replay, where the future is known): smoothers
+    /// use the later scans too. The default locates them one by one.
+    func locate(track observations: [Observation]) -> [EstimateOutcome]
 }
 
 extension PositionEstimator {
     public func startDevice() {}
+    public func startTrack() {}
+    public func locate(track observations: [Observation]) -> [EstimateOutcome] { observations.map { locate($0) } }
 
     /// This estimator's entry in the registry.
     public var kind: EstimatorKind { EstimatorKind(Self.self) }
@@ -48,6 +56,8 @@ public struct EstimatorInputs: Sendable, Hashable {
         public static let walls = Sources(rawValue: 4)
         /// A survey of the venue (``Venue/radioMap``).
         public static let survey = Sources(rawValue: 8)
+        /// The scans' order and times along a walk: trackers, which carry the walker from scan to scan.
+        public static let motion = Sources(rawValue: 16)
     }
 
     /// What it reads.
@@ -56,14 +66,17 @@ public struct EstimatorInputs: Sendable, Hashable {
     public var minimumBeacons: Int
     /// The fewest headings that give a fix from headings alone; nil when headings alone never do.
     public var minimumHeadings: Int?
+    /// True when a fix uses scans after its own (a smoother): it suits offline replay, and no live app can run
+    /// it, so it cannot win the tournament (``EstimatorRegistry/shipped`` ships the winner to apps).
+    public var offline: Bool
 
-    public init(uses: Sources, minimumBeacons: Int, minimumHeadings: Int? = nil) {
-        self.uses = uses; self.minimumBeacons = minimumBeacons; self.minimumHeadings = minimumHeadings
+    public init(uses: Sources, minimumBeacons: Int, minimumHeadings: Int? = nil, offline: Bool = false) {
+        self.uses = uses; self.minimumBeacons = minimumBeacons; self.minimumHeadings = minimumHeadings; self.offline = offline
     }
 
     /// "rssi, headings, walls" (for help text and tables).
     public var names: [String] {
-        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls"), (.survey, "survey")].filter { uses.contains($0.0) }.map(\.1)
+        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls"), (.survey, "survey"), (.motion, "motion")].filter { uses.contains($0.0) }.map(\.1)
     }
 }
 

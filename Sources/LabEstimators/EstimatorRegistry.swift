@@ -22,13 +22,23 @@ public enum EstimatorRegistry {
         CensoredEstimator.self,
         OffsetLearningEstimator.self,
         FingerprintEstimator.self,
+        KalmanEstimator.self,
+        KalmanSmootherEstimator.self,
+        ParticleEstimator.self,
     ]
 
-    /// The tournament's winner, which the IndoorLocator library ships and the planner simulates with.
+    /// The best snapshot estimator (each fix from its own scan): the IndoorLocator library's one-scan fix
+    /// (`locate(rssi:)`, and `Location.snapshot` in its stream), and what the planner simulates with on static
+    /// points.
     public static let shipped: any PositionEstimator.Type = OffsetLearningEstimator.self
+    /// The tournament's winner, a tracker: what the IndoorLocator library's stream (`locations(from:)`,
+    /// `currentLocation(at:)`) runs.
+    public static let shippedTracker: any PositionEstimator.Type = KalmanEstimator.self
 }
 
 extension EstimatorKind {
     /// The estimator the IndoorLocator library ships (``EstimatorRegistry/shipped``).
     public static var shipped: EstimatorKind { EstimatorKind(EstimatorRegistry.shipped) }
+    /// The tracker the IndoorLocator library's stream runs (``EstimatorRegistry/shippedTracker``).
+    public static var shippedTracker: EstimatorKind { EstimatorKind(EstimatorRegistry.shippedTracker) }
 }

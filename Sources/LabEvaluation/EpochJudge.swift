@@ -12,19 +12,33 @@ public struct EpochJudge: Sendable {
 
     /// The observation an estimator gets for an epoch (mean RSSI per beacon, headings).
     public func observation(for e: Epoch) -> Observation {
-        Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
+        Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t)
     }
 
     /// The bound for what was actually received in this epoch (beacons heard, their reading counts,
     /// and any headings), m².
     public func crlb(for e: Epoch, observation o: Observation) -> Double {
-        // With correlated shadowing the advertisements of one window share their shadowing draw: one
-        // independent reading per beacon, however many were averaged.
+        let r = received(o)
+        return bound.information(at: e.truth, beacons: r.beacons, bearings: r.bearings).traceOfInverse
+    }
+
+    /// What an epoch received, as the bounds count it: each heard beacon with its independent readings (with
+    /// correlated shadowing the advertisements of one window share their shadowing draw: one reading however
+    /// many were averaged), and the bearings toward known landmarks.
+    func received(_ o: Observation) -> (beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)]) {
         let correlated = venue.radio.correlationDistance != nil
         let bearings = o.headings.compactMap { h -> (landmark: Point, sigmaDegrees: Double)? in
             (h.target ?? h.frieze).map { (venue.landmarks[$0].position, h.accuracy) }
         }
-        return bound.bound(at: e.truth, beacons: o.beacons.map { ($0.beacon, correlated ? 1 : $0.count) }, bearings: bearings)
+        return (o.beacons.map { ($0.beacon, correlated ? 1 : Double($0.count)) }, bearings)
+    }
+
+    /// The posterior bound of each epoch of one walk, m² (``PosteriorBound``).
+    public func pcrb(walk epochs: ArraySlice<Epoch>, observations: [Observation], posterior: PosteriorBound) -> [Double] {
+        posterior.bounds(walk: zip(epochs, observations).map { e, o in
+            let r = received(o)
+            return (e.truth, e.t, r.beacons, r.bearings)
+        })
     }
 
     public func judge(_ outcome: EstimateOutcome, epoch e: Epoch, observation o: Observation, crlb: Double,

@@ -34,14 +34,15 @@ extension Leaderboard {
     /// The simple estimators a real protocol's collapse is measured against.
     public static let baselines: [EstimatorKind] = [.proximity, .centroid, .weightedCentroid, .powerCentroid]
     public static let ruleText = """
-        lowest mean P75 across every scenario, condition and real protocol, among estimators with availability \
-        ≥ 90% everywhere that do not collapse on any real protocol (collapse: mean error > 1.5 × the best \
+        lowest mean P75 across every scenario, condition and real protocol, among live estimators (not offline \
+        smoothers, which use later scans) with availability ≥ 90% everywhere that do not collapse on any real protocol (collapse: mean error > 1.5 × the best \
         baseline's — proximity, centroid, weighted-centroid, power-centroid — on that protocol); ties: lower mean RMSE
         """
 
     /// Ranks the estimators of `results` by the winner rule (``ruleText``). `realProtocols` names the labels
     /// that are real recordings (the collapse test applies to them; it needs a baseline among the results).
-    public init(results: [EpochResult], scenarios: [String], seeds: [UInt64], realProtocols: Set<String> = []) {
+    /// `venues` (by label) are the scenarios whose walks get ``TrackMetrics``.
+    public init(results: [EpochResult], scenarios: [String], seeds: [UInt64], realProtocols: Set<String> = [], venues: [String: Venue] = [:]) {
         var groups: [String: [EpochResult]] = [:]
         for r in results { groups["\(r.scenario)\u{1}\(r.estimator.rawValue)", default: []].append(r) }
         let estimators = Set(results.map(\.estimator)).sorted()
@@ -67,10 +68,12 @@ extension Leaderboard {
                 return !(sc.stats.mean <= Leaderboard.collapseFactor * best)
             }.map(\.scenario)
             return Overall(estimator: e, meanP75: meanP75, minAvailability: minAvail, meanRMSE: meanRMSE,
-                           eligible: minAvail >= Leaderboard.availabilityThreshold && meanP75.isFinite && collapsed.isEmpty,
+                           eligible: minAvail >= Leaderboard.availabilityThreshold && meanP75.isFinite && collapsed.isEmpty
+                                     && !e.inputs.offline,
                            collapsedOn: collapsed)
         }.sorted { ($0.eligible ? 0 : 1, $0.meanP75, $0.meanRMSE) < ($1.eligible ? 0 : 1, $1.meanP75, $1.meanRMSE) }
         self.init(scenarios: scenarios, seeds: seeds, scores: scores, overall: overall,
                   winner: overall.first(where: \.eligible)?.estimator, rule: Leaderboard.ruleText)
+        if !venues.isEmpty { tracking = TrackScore.all(results: results, venues: venues) }
     }
 }

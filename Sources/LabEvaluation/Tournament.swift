@@ -67,6 +67,7 @@ public struct Tournament: Sendable {
 
     static func venue(simulator sim: Simulator, seed: UInt64, survey: Bool) -> Venue {
         var venue = Venue(sim.scenario)
+        venue.seed = seed
         if survey {
             venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
         }
@@ -78,26 +79,49 @@ public struct Tournament: Sendable {
         let venue = Tournament.venue(simulator: sim, seed: seed, survey: estimators.contains { $0.inputs.uses.contains(.survey) })
         let bound = CramerRaoBound.judging(condition, venue: venue, impairments: sim.impairments)
         return Tournament.evaluate(epochs: epochs(simulator: sim, seed: seed), venue: venue,
-                                   estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound)
+                                   estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound,
+                                   posterior: PosteriorBound.judging(condition, venue: venue, impairments: sim.impairments))
     }
 
     /// Runs `estimators` over `epochs` (simulated or replayed) and judges every outcome against `bound`
-    /// (default: the ideal bound of the venue).
+    /// (default: the ideal bound of the venue), and walk epochs against `posterior` too (default: the same
+    /// bound's, ``PosteriorBound/init(bound:offsetSigma:settings:)``). Results come epoch by epoch, estimators in the
+    /// given order.
+    ///
+    /// Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass):
+    /// estimators hear ``PositionEstimator/startDevice()`` at its start. A walk goes to each estimator whole
+    /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid every point is a new
+    /// track of the same phone (``PositionEstimator/startTrack()``).
     public static func evaluate(epochs: [Epoch], venue: Venue, estimators kinds: [EstimatorKind], scenario: String, seed: UInt64,
-                                bound: CramerRaoBound? = nil) -> [EpochResult] {
+                                bound: CramerRaoBound? = nil, posterior: PosteriorBound? = nil) -> [EpochResult] {
         let judge = EpochJudge(venue: venue, bound: bound)
+        let posterior = posterior ?? PosteriorBound(bound: judge.bound)
         let estimators = kinds.map { $0.make(venue: venue) }
         var out: [EpochResult] = []
         out.reserveCapacity(epochs.count * estimators.count)
-        for (k, e) in epochs.enumerated() {
-            // Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass).
-            if k == 0 || epochs[k - 1].walk != e.walk { for est in estimators { est.startDevice() } }
-            let o = judge.observation(for: e)
-            let crlb = judge.crlb(for: e, observation: o)
-            for est in estimators {
-                out.append(judge.judge(est.locate(o), epoch: e, observation: o, crlb: crlb, estimator: est.kind,
-                                       scenario: scenario, seed: seed))
+        var start = 0
+        while start < epochs.count {
+            var end = start + 1
+            while end < epochs.count && epochs[end].walk == epochs[start].walk { end += 1 }
+            let pass = epochs[start..<end]
+            let observations = pass.map { judge.observation(for: $0) }
+            let pcrb = pass.first!.walk == nil ? nil : judge.pcrb(walk: pass, observations: observations, posterior: posterior)
+            let outcomes = estimators.map { est -> [EstimateOutcome] in
+                est.startDevice()
+                guard pass.first!.walk == nil else { return est.locate(track: observations) }
+                return observations.map { o in est.startTrack(); return est.locate(o) }
             }
+            for (k, e) in pass.enumerated() {
+                let o = observations[k]
+                let crlb = judge.crlb(for: e, observation: o)
+                for (j, est) in estimators.enumerated() {
+                    var r = judge.judge(outcomes[j][k], epoch: e, observation: o, crlb: crlb, estimator: est.kind,
+                                        scenario: scenario, seed: seed)
+                    r.pcrb = pcrb?[k]
+                    out.append(r)
+                }
+            }
+            start = end
         }
         return out
     }

@@ -13,11 +13,13 @@ public struct Fix: Sendable, Hashable {
     public var offset: Double?
     /// The position's covariance, m², when the method has one (``uncertainty`` is √ of its trace).
     public var covariance: Covariance2?
+    /// The walker's velocity, m/s (x east, y north), when a tracker estimated it.
+    public var velocity: Point?
 
     public init(position: Point, uncertainty: Double? = nil, beaconsUsed: BeaconSet = BeaconSet(), frieze: Int? = nil, offset: Double? = nil,
-                covariance: Covariance2? = nil) {
+                covariance: Covariance2? = nil, velocity: Point? = nil) {
         self.position = position; self.uncertainty = uncertainty; self.beaconsUsed = beaconsUsed; self.frieze = frieze
-        self.offset = offset; self.covariance = covariance
+        self.offset = offset; self.covariance = covariance; self.velocity = velocity
     }
 }
 

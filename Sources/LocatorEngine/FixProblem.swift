@@ -16,6 +16,8 @@ import LabCore
 /// - measured range: (d_i − ρ_i) / σ_i, d_i the 3-D distance to the beacon and ρ_i a ranged distance (UWB, …)
 /// - bearing:      wrap(heading_k − bearing(p → L_k)) / σθ   (radians)
 /// - offset prior: (δ − δ₀) / σ_δ, when a prior on δ is set
+/// - state prior:  W·(u − u₀), one row per unknown, when a Gaussian prior on (x, y, δ) is set (a tracker's
+///                 prediction, ``StatePrior``): the fit is then the iterated extended Kalman filter's update
 ///
 /// δ is 0 and not estimated unless the problem is made with `estimatesOffset`. The term buffers are sized for
 /// the venue and the residual and Jacobian buffers grow once, so a solve allocates nothing.
@@ -64,6 +66,8 @@ package final class FixProblem {
     package private(set) var bearingCount = 0
     /// A prior on δ: (mean, σ), dB.
     package var offsetPrior: (mean: Double, sigma: Double)?
+    /// A Gaussian prior on the unknowns (a tracker's prediction).
+    package var statePrior: StatePrior?
 
     /// What minimises the problem.
     package let solver: any LeastSquaresSolver
@@ -114,9 +118,11 @@ package final class FixProblem {
         J.deallocate()
     }
 
-    package func reset() { rssiCount = 0; rangeCount = 0; bearingCount = 0; censoredCount = 0; offsetPrior = nil }
+    package func reset() { rssiCount = 0; rangeCount = 0; bearingCount = 0; censoredCount = 0; offsetPrior = nil; statePrior = nil }
 
-    package var residualCount: Int { rssiCount + rangeCount + censoredCount + bearingCount + (offsetPrior != nil && estimatesOffset ? 1 : 0) }
+    package var residualCount: Int {
+        rssiCount + rangeCount + censoredCount + bearingCount + (offsetPrior != nil && estimatesOffset ? 1 : 0) + (statePrior != nil ? unknowns : 0)
+    }
 
     package func addRSSI(position: Point, heightOffset: Double, p0: Double, rssi: Double, count: Int) {
         let i = rssiCount
@@ -176,6 +182,8 @@ package final class FixProblem {
         package var offsetVariance: Double?
         /// Sum of squared (normalised) residuals at the solution: −2 log-likelihood up to a constant.
         package var cost: Double
+        /// (JᵀJ)⁻¹ over (x, y, δ), when δ is estimated and it is available.
+        package var full: Symmetric3? = nil
     }
 
     /// Solves from `start` (and δ from `offset`); a failure when the solver reports one or the result is not finite.
@@ -200,13 +208,13 @@ package final class FixProblem {
         guard p.isFinite, delta.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
         var cost = 0.0
         for i in 0..<n { cost += f[i] * f[i] }
-        let (covariance, offsetVariance) = covarianceAtSolution(n: n)
-        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost))
+        let (covariance, offsetVariance, full) = covarianceAtSolution(n: n)
+        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
     }
 
-    /// (JᵀJ)⁻¹ from the Jacobian the solver left in `J`: the position block and, with δ, its variance. Nil when
-    /// JᵀJ is singular to 1e-12 of its scale.
-    private func covarianceAtSolution(n: Int) -> (Covariance2?, Double?) {
+    /// (JᵀJ)⁻¹ from the Jacobian the solver left in `J`: the position block and, with δ, its variance and the whole
+    /// 3×3. Nil when JᵀJ is singular to 1e-12 of its scale.
+    private func covarianceAtSolution(n: Int) -> (Covariance2?, Double?, Symmetric3?) {
         let p = unknowns
         var a00 = 0.0, a01 = 0.0, a02 = 0.0, a11 = 0.0, a12 = 0.0, a22 = 0.0
         for i in 0..<n {
@@ -216,17 +224,19 @@ package final class FixProblem {
         }
         if p == 2 {
             let det = a00 * a11 - a01 * a01
-            guard det > 1e-12 * a00 * a11, det.isFinite else { return (nil, nil) }
-            return (Covariance2(xx: a11 / det, xy: -a01 / det, yy: a00 / det), nil)
+            guard det > 1e-12 * a00 * a11, det.isFinite else { return (nil, nil, nil) }
+            return (Covariance2(xx: a11 / det, xy: -a01 / det, yy: a00 / det), nil, nil)
         }
         // The adjugate's entries the answer needs (the inverse is symmetric).
         let c00 = a11 * a22 - a12 * a12, c01 = a02 * a12 - a01 * a22, c02 = a01 * a12 - a02 * a11
-        let c11 = a00 * a22 - a02 * a02, c22 = a00 * a11 - a01 * a01
+        let c11 = a00 * a22 - a02 * a02, c12 = a01 * a02 - a00 * a12, c22 = a00 * a11 - a01 * a01
         let det = a00 * c00 + a01 * c01 + a02 * c02
-        guard det > 1e-12 * a00 * a11 * a22, det.isFinite else { return (nil, nil) }
+        guard det > 1e-12 * a00 * a11 * a22, det.isFinite else { return (nil, nil, nil) }
         let c = Covariance2(xx: c00 / det, xy: c01 / det, yy: c11 / det)
         let v = c22 / det
-        return (c.xx >= 0 && c.yy >= 0 ? c : nil, v >= 0 ? v : nil)
+        let full = Symmetric3(xx: c00 / det, xy: c01 / det, xd: c02 / det, yy: c11 / det, yd: c12 / det, dd: v)
+        let valid = c.xx >= 0 && c.yy >= 0 && v >= 0
+        return (valid ? c : nil, v >= 0 ? v : nil, valid ? full : nil)
     }
 
     /// The 95%-style region of a solution, widened where the likelihood is flatter than its linearisation says.
@@ -286,7 +296,7 @@ package final class FixProblem {
                  ranges: (mx, my, mdz, mdistance, mweight, rangeCount),
                  censored: (cx, cy, cdz, cp0, cmissed, censoredCount),
                  bearings: (lx, ly, lheading, lweight, bearingCount),
-                 prior: estimatesOffset ? offsetPrior : nil, slopes: (bslope, slopePoint))
+                 prior: estimatesOffset ? offsetPrior : nil, statePrior: statePrior, slopes: (bslope, slopePoint))
     }
 
     /// The residuals at `p` (and δ) as an array (for tests: the Jacobian is checked against finite differences).
@@ -329,6 +339,7 @@ package struct FixModel {
     let lx, ly, lheading, lweight: [Double]
     let bearingCount: Int
     let prior: (mean: Double, sigma: Double)?
+    let statePrior: StatePrior?
     package let residualCount: Int
     /// ``FixProblem``'s slope cache: dm/dμ per RSSI term and the point it holds (x, y, δ, valid).
     let bslope, slopePoint: Buffer
@@ -384,7 +395,7 @@ package struct FixModel {
          ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          bearings: ([Double], [Double], [Double], [Double], Int),
-         prior: (mean: Double, sigma: Double)?, slopes: (Buffer, Buffer)) {
+         prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.truncated = truncated
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
@@ -393,9 +404,10 @@ package struct FixModel {
         (cx, cy, cdz, cp0, cmissed, censoredCount) = censored
         (lx, ly, lheading, lweight, bearingCount) = bearings
         self.prior = prior
+        self.statePrior = statePrior
         (bslope, slopePoint) = slopes
         slopePoint[3] = 0   // the terms may have changed since the last model
-        residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0)
+        residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0) + (statePrior != nil ? unknowns : 0)
     }
 
     @inline(__always) static func normalCDF(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
@@ -455,7 +467,12 @@ package struct FixModel {
             out[row] = bearingResidual(b, x: x, y: y)
             row += 1
         }
-        if let prior { out[row] = (delta - prior.mean) / prior.sigma }
+        if let prior { out[row] = (delta - prior.mean) / prior.sigma; row += 1 }
+        if let statePrior {
+            let r = statePrior.residuals(x: x, y: y, delta: delta)
+            out[row] = r.0; out[row + 1] = r.1
+            if unknowns == 3 { out[row + 2] = r.2 }
+        }
     }
 
     /// RSSI term i's residual when the model's mean is `mu` (before truncation), and dm/dμ of the heard mean.
@@ -519,6 +536,11 @@ package struct FixModel {
             add(r, r)
         }
         if let prior { add((delta - prior.mean) / prior.sigma, (raised - prior.mean) / prior.sigma) }
+        if let statePrior {
+            let r0 = statePrior.residuals(x: x, y: y, delta: delta), r1 = statePrior.residuals(x: x, y: y, delta: raised)
+            add(r0.0, r1.0); add(r0.1, r1.1)
+            if profiles { add(r0.2, r1.2) }
+        }
         return profiles && gg > 0 ? rr - rg * rg / gg : rr
     }
 
@@ -583,6 +605,16 @@ package struct FixModel {
         if third, let prior {
             let row = out + r * p
             row[0] = 0; row[1] = 0; row[2] = 1 / prior.sigma
+            r += 1
+        }
+        if let s = statePrior {
+            let row = out + r * p
+            row[0] = s.w00; row[1] = 0
+            row[p] = s.w10; row[p + 1] = s.w11
+            if third {
+                row[2] = 0; row[p + 2] = 0
+                row[2 * p] = s.w20; row[2 * p + 1] = s.w21; row[2 * p + 2] = s.w22
+            }
         }
     }
 }

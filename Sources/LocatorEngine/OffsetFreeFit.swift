@@ -119,17 +119,7 @@ package final class OffsetFreeFit {
         }
         guard let first = starts.first else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
 
-        problem.reset()
-        problem.addRSSI(obs, venue: venue)
-        for r in ranges {
-            problem.addMeasuredRange(position: venue.beaconPositions[r.beacon], heightOffset: venue.beaconHeightOffset[r.beacon],
-                                     distance: r.distance, sigma: r.sigma)
-        }
-        if options.censored { problem.addCensored(venue: venue, heard: BeaconSet(obs.lazy.map(\.beacon)), advertisements: venue.radio.advertisementsPerWindow) }
-        for h in headings {
-            guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: first, venue: venue) else { continue }
-            problem.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)
-        }
+        loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
         // δ needs a prior when the scan cannot tell it: no RSSI at all, or no more terms than unknowns.
         let fallback: (mean: Double, sigma: Double)? = obs.isEmpty || heard + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
         // The scan on its own (no learned prior): the fix when nothing is learned yet, and when learning, the
@@ -161,9 +151,45 @@ package final class OffsetFreeFit {
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
     }
 
+    /// A tracker's measurement update (the iterated extended Kalman filter's, ``KalmanTracker``): this scan's terms
+    /// with the tracker's prediction as a Gaussian prior on (x, y, δ), solved from the prediction and — so that a
+    /// track gone wrong can come back when the scan clearly says so — from the power-weighted centroid; robust when
+    /// the options say. The prior keeps the problem determined whatever was heard, so one or two beacons (or none)
+    /// still update it. Nil when the observation is unusable or no start converged.
+    package func update(_ observation: Observation, ranges: [MeasuredRange] = [], prior: StatePrior) -> FixProblem.Solution? {
+        guard observation.problem(beaconCount: venue.beaconCount) == nil else { return nil }
+        let obs = observation.beacons
+        let predicted = Point(prior.x, prior.y)
+        loadTerms(obs, ranges: ranges, headings: venue.friezes.isEmpty ? [] : observation.headings, matchingFrom: predicted)
+        problem.statePrior = prior
+        starts.removeAll(keepingCapacity: true)
+        starts.append(predicted)
+        if obs.count >= 3 { starts.append(ClosedForm.powerCentroid(venue: venue, beacons: obs)) }
+        rivals.removeAll(keepingCapacity: true)
+        return bestFit(starts: starts, offset: prior.delta, beacons: obs, everyStart: true)
+    }
+
+    /// Loads one scan's terms into the problem: RSSI, measured ranges, censored terms (when the options say) and
+    /// bearings (unidentified friezes matched from `matchingFrom`).
+    private func loadTerms(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], matchingFrom first: Point) {
+        problem.reset()
+        problem.addRSSI(obs, venue: venue)
+        for r in ranges {
+            problem.addMeasuredRange(position: venue.beaconPositions[r.beacon], heightOffset: venue.beaconHeightOffset[r.beacon],
+                                     distance: r.distance, sigma: r.sigma)
+        }
+        if options.censored { problem.addCensored(venue: venue, heard: BeaconSet(obs.lazy.map(\.beacon)), advertisements: venue.radio.advertisementsPerWindow) }
+        for h in headings {
+            guard let f = h.frieze ?? FriezeMatcher.bestFrieze(for: h.heading, from: first, venue: venue) else { continue }
+            problem.addBearing(landmark: venue.landmarks[f].position, headingDegrees: h.heading, sigmaDegrees: h.accuracy)
+        }
+    }
+
     /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked; the
-    /// losing starts' minima go to ``rivals`` when `collectingRivals`.
-    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation], collectingRivals: Bool = false) -> FixProblem.Solution? {
+    /// losing starts' minima go to ``rivals`` when `collectingRivals`. Without walls only the first start is
+    /// tried (the others are for wall-crossing ambiguity) unless `everyStart`.
+    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation], collectingRivals: Bool = false,
+                         everyStart: Bool = false) -> FixProblem.Solution? {
         var best: FixProblem.Solution?
         for s in starts {
             let start = venue.bounds.clamp(s)
@@ -171,7 +197,7 @@ package final class OffsetFreeFit {
             if options.robust { sol = reweighted(sol) }
             if collectingRivals, let b = best { rivals.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
             if best == nil || sol.cost < best!.cost { best = sol }
-            if !options.walls || venue.walls.isEmpty { break }   // the other starts are for wall-crossing ambiguity
+            if !everyStart && (!options.walls || venue.walls.isEmpty) { break }
         }
         return best
     }

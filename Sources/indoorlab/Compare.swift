@@ -104,12 +104,14 @@ struct Compare: ParsableCommand {
             }
         }
         let elapsed = Date().timeIntervalSince(start)
-        let board = Leaderboard(results: results, scenarios: labels, seeds: seedList, realProtocols: Set(protocols.map(\.name)))
+        let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s)) } })
+        let board = Leaderboard(results: results, scenarios: labels, seeds: seedList, realProtocols: Set(protocols.map(\.name)), venues: venues)
 
         if json {
             try writeOutput(try LabJSON.string(board), to: nil)
         } else {
             print(LeaderboardTable.render(board))
+            if let tracking = board.tracking, !tracking.isEmpty { print(LeaderboardTable.tracking(tracking)) }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
             if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
             print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
@@ -168,12 +170,44 @@ enum LeaderboardTable {
         out += "\noverall (errors in metres; \(b.seeds.count) seeds)\n"
         var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
         for (i, o) in b.overall.enumerated() {
-            let why = o.eligible ? "yes" : o.collapsedOn.isEmpty ? "no" : "no: collapses on \(o.collapsedOn.joined(separator: ", "))"
+            let why = o.eligible ? "yes" : o.estimator.inputs.offline ? "no: offline (uses later scans)"
+                : o.collapsedOn.isEmpty ? "no" : "no: collapses on \(o.collapsedOn.joined(separator: ", "))"
             rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), why])
         }
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
+        if let w = b.winner, w.inputs.uses.contains(.motion),
+           let snapshot = b.overall.first(where: { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }) {
+            out += "best snapshot estimator (each fix from its own scan; the library's one-scan fix): \(snapshot.estimator.rawValue)\n"
+        }
         out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
+        return out
+    }
+
+    /// The walks' table per scenario: errors on walk epochs only, the posterior bound, and how the fixes move; then
+    /// the best tracker against the best snapshot estimator.
+    static func tracking(_ scores: [TrackScore]) -> String {
+        func m(_ v: Double?) -> String { v.map { $0.isFinite ? Format.fixed($0, 2) : "—" } ?? "—" }
+        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 1) + "%" } ?? "—" }
+        var out = "\nwalks: errors on walk epochs only (m), the posterior bound (√PCRB, m; eff = RMSE/√PCRB), wall crossings between consecutive fixes, room-entry delay (s; missed entries), jitter standing still (m), time to first fix (s)\n"
+        var scenarios: [String] = []
+        for s in scores where !scenarios.contains(s.scenario) { scenarios.append(s.scenario) }
+        for name in scenarios {
+            let mine = scores.filter { $0.scenario == name }
+            out += "\n\(name) walks\n"
+            var rows = [["estimator", "P75", "RMSE", "√PCRB", "eff", "wall-x", "room delay", "missed", "jitter", "TTFF"]]
+            for s in mine {
+                let t = s.metrics
+                rows.append([s.estimator.rawValue, m(t.p75), m(t.rmse), m(t.pcrbRMSE), m(t.pcrbEfficiency), pct(t.wallCrossingRate),
+                             m(t.roomEntryDelay), "\(t.missedRoomEntries)/\(t.roomEntries)", m(t.stillJitter), m(t.timeToFirstFix)])
+            }
+            out += table(rows)
+            let trackers = mine.filter { $0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
+            let snapshots = mine.filter { !$0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
+            if let t = trackers.min(by: { $0.metrics.p75 < $1.metrics.p75 }), let s = snapshots.min(by: { $0.metrics.p75 < $1.metrics.p75 }) {
+                out += "best tracker \(t.estimator.rawValue) P75 \(m(t.metrics.p75)) vs best snapshot \(s.estimator.rawValue) \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
+            }
+        }
         return out
     }
 

@@ -107,6 +107,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         for s in exactScan(at: Position(x: 15, y: 10), time: 5.0) { locator.add(s) }
         let at = { (t: Double) in Date(timeIntervalSinceReferenceDate: t) }
         let now = try #require(locator.currentLocation(at: at(5.2)).location)
+        // The window's own fix; the tracked position starts from it (nothing earlier was tracked).
+        #expect(try #require(now.snapshot).distance(to: Position(x: 15, y: 10)) < 1e-5)
         #expect(now.position.distance(to: Position(x: 15, y: 10)) < 1e-5)
         #expect(now.timestamp == at(5.2))
         // Nothing heard in the window ending at 3 s.
@@ -261,18 +263,26 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 @Suite struct AsyncStreamTests {
     /// Three scan windows of samples in, three outcomes out, in order; the last, partial window when the input ends.
+    /// Each carries its window's own fix (``Location/snapshot``); the tracked position follows the walker and has
+    /// a velocity.
     @Test func oneOutcomePerScanWindow() async throws {
         let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
-        let spots = [Position(x: 3, y: 3), Position(x: 10, y: 8), Position(x: 16, y: 12)]
+        let spots = [Position(x: 3, y: 3), Position(x: 4, y: 3.5), Position(x: 5, y: 4)]   // a walker, 1.1 m/s
         let (inputs, feed) = AsyncStream<LocatorInput>.makeStream()
         for (k, p) in spots.enumerated() {
             for s in exactScan(at: p, time: 100 + Double(k) + 0.2) { feed.yield(.rssi(s)) }
         }
         feed.finish()
-        var fixes: [Position] = []
-        for await outcome in locator.locations(from: inputs) { fixes.append(try #require(outcome.location).position) }
+        var fixes: [Position] = [], tracked: [Location] = []
+        for await outcome in locator.locations(from: inputs) {
+            let l = try #require(outcome.location)
+            fixes.append(try #require(l.snapshot)); tracked.append(l)
+        }
         #expect(fixes.count == 3)
         for (f, p) in zip(fixes, spots) { #expect(f.distance(to: p) < 1e-5) }
+        #expect(tracked[0].position.distance(to: spots[0]) < 1e-5, "a track starts at its first fix")
+        #expect(tracked[2].position.distance(to: spots[2]) < 1, "and follows the walker (from a standstill): \(tracked[2].position)")
+        #expect(try #require(tracked[2].velocity).x > 0.3)
     }
 
     /// A stream of RSSI samples alone; the consumer stops after the first fix, and the locator then stops

@@ -14,8 +14,9 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         return (0..<25).map { _ in Point(r.uniform(1, 19), r.uniform(1, 14)) }
     }()
 
-    /// Every estimator that fixes from three beacons' RSSI (its own description says so).
-    static let fromThreeBeacons = EstimatorKind.allCases.filter { $0.inputs.minimumBeacons == 3 }
+    /// Every snapshot estimator that fixes from three beacons' RSSI (its own description says so); trackers have
+    /// tests of their own.
+    static let fromThreeBeacons = EstimatorKind.allCases.filter { $0.inputs.minimumBeacons == 3 && !$0.inputs.uses.contains(.motion) }
 
     @Test func theRangeEstimatorsIncludeTheShippedOne() {
         #expect(Self.fromThreeBeacons.contains(.shipped))
@@ -232,6 +233,11 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         let base = makeVenue(square, friezes: friezePositions)
         var r = TestRandom(99)
         for t in Self.transforms {
+            // The particle filter is equivariant in distribution only: its draws are isotropic, not draw by draw, and
+            // a rounding-level change (the snapshot fix that starts its track stops by a frame-relative rule) moves a
+            // resampling pointer past another particle, after which the clouds differ. Its determinism per seed is
+            // tested instead (TrackerTests).
+            if kind == .particleFilter { continue }
             let moved = makeVenue(square.map(t.apply), friezes: friezePositions.map(t.apply))
             let a = kind.make(venue: base), b = kind.make(venue: moved)
             for k in 0..<20 {
@@ -281,7 +287,8 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         }
     }
 
-    /// The same with the offset δ as a third unknown, censored terms (beacons not heard), walls and a prior on δ.
+    /// The same with the offset δ as a third unknown, censored terms (beacons not heard), walls, a prior on δ and a
+    /// Gaussian prior on (x, y, δ) (a tracker's prediction).
     @Test func offsetCensoredAndPriorJacobianMatchesFiniteDifferences() {
         let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
         let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
@@ -297,7 +304,9 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         solver.addCensored(venue: venue, heard: BeaconSet([0, 1, 2]), advertisements: 10)
         solver.addBearing(landmark: friezePositions[0], headingDegrees: 360 * r.next(), sigmaDegrees: 5)
         solver.offsetPrior = (mean: -3, sigma: 4)
-        #expect(solver.residualCount == 3 + 2 + 1 + 1)
+        solver.statePrior = StatePrior(x: 8, y: 6, delta: -2, covariance: Symmetric3(xx: 4, xy: 1, xd: 0.5, yy: 3, yd: -0.3, dd: 9))
+        #expect(solver.statePrior != nil)
+        #expect(solver.residualCount == 3 + 2 + 1 + 1 + 3)
         for _ in 0..<20 {
             let p = Point(r.uniform(1, 19), r.uniform(1, 14)), delta = r.uniform(-15, 15)
             let J = solver.jacobian(at: p, offset: delta)

@@ -9,7 +9,8 @@ import LabScenarioIO
 import LabStore
 import IndoorLocatorScenarios
 
-/// The shipped library must be the tournament's winner, giving the same fixes on the same epochs.
+/// The shipped library must be the tournament's winner (its stream, a tracker) and its best snapshot estimator (its
+/// one-scan fix), giving the same fixes on the same epochs.
 @Suite struct LibraryMatchesWinnerTests {
     @Test func theLibraryWrapsTheWinnerOfTheBundledTournament() throws {
         let paths = ["esoc-office", "killian-court", "museum-gallery", "open-hall", "smart-home"].map { scenariosDir + "/\($0).yaml" }
@@ -31,27 +32,33 @@ import IndoorLocatorScenarios
         }
         let board = Leaderboard(results: results, scenarios: labels, seeds: Array(1...3), realProtocols: real)
         #expect(board.winner?.rawValue == IndoorLocator.estimatorName)
+        #expect(EstimatorKind.shippedTracker.rawValue == IndoorLocator.estimatorName)
+        let snapshot = board.overall.first { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }?.estimator
+        #expect(snapshot?.rawValue == IndoorLocator.snapshotEstimatorName)
+        #expect(EstimatorKind.shipped.rawValue == IndoorLocator.snapshotEstimatorName)
     }
 
     /// The library solves with its pure-Swift Levenberg–Marquardt, the tournament with GSL's: on every epoch of
-    /// the tournament (every bundled scenario, both conditions, one seed) the fixes agree within 1 mm. Each
-    /// walk and grid pass is a new phone for both, as in the tournament.
+    /// the tournament (every bundled scenario, both conditions, one seed) the fixes agree within 1 mm, the one-scan
+    /// fix's and the tracker's. Each walk and grid pass is a new phone for both, and each grid point a new track, as
+    /// in the tournament.
     @Test(arguments: ["esoc-office", "killian-court", "museum-gallery", "open-hall", "smart-home"])
     func pureSwiftSolverMatchesGSLOnEveryEpoch(name: String) throws {
         let path = scenariosDir + "/\(name).yaml"
         let scenario = try ScenarioLoader.load(path: path)
         let locator = try IndoorLocator(scenarioAt: path)
-        let winner = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName))
         let venue = Venue(scenario)
-        let gsl = winner.make(venue: venue)
+        let gsl = try #require(EstimatorKind(rawValue: IndoorLocator.snapshotEstimatorName)).make(venue: venue)
+        let gslTracker = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName)).make(venue: venue)
         var compared = 0, worst = 0.0
         for condition in [SimulationCondition.ideal, .field] {
             let epochs = try Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
             for (k, e) in epochs.enumerated() {
-                if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); locator.forgetDevice() }
-                let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
-                let mine = locator.locate(observation: observation)
-                let theirs = gsl.locate(observation)
+                if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); gslTracker.startDevice(); locator.forgetDevice() }
+                if e.walk == nil { gslTracker.startTrack(); locator.restartTrack() }
+                let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t)
+                for (mine, theirs) in [(locator.locate(observation: observation), gsl.locate(observation)),
+                                       (locator.track(observation: observation), gslTracker.locate(observation))] {
                 switch (mine, theirs) {
                 case (.fix(let l), .fix(let f)):
                     let d = l.position.distance(to: f.position)
@@ -63,6 +70,7 @@ import IndoorLocatorScenarios
                     #expect(r == reason, "epoch \(e.index)")
                 default:
                     Issue.record("\(condition) epoch \(e.index): library \(mine) vs tournament \(theirs)")
+                }
                 }
                 compared += 1
             }

@@ -29,6 +29,8 @@ public struct EpochResult: Sendable, Hashable {
     /// Headings with a known target, and how many of them the fix+heading matched to that target.
     public var friezeLooks: Int
     public var friezeHits: Int
+    /// The posterior Cramér–Rao bound of this walk epoch (``PosteriorBound``), m²; nil on the static grid.
+    public var pcrb: Double? = nil
 
     public init(scenario: String, seed: UInt64, estimator: EstimatorKind, walk: String, epoch: Int, t: Double, truth: Point,
                 fix: Point?, uncertainty: Double?, reason: String?, error: Double?, crlb: Double, beaconsHeard: Int,

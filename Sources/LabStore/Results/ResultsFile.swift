@@ -8,7 +8,9 @@ public enum ResultsFile {
     public static let columns = ["scenario", "seed", "estimator", "walk", "epoch", "t", "truth_x", "truth_y", "fix_x", "fix_y",
                                  "uncertainty", "reason", "error", "crlb", "beacons_heard", "room_hit", "exhibit_hit",
                                  "frieze_looks", "frieze_hits"]
-    public static var header: String { columns.joined(separator: ",") }
+    /// Columns later versions added: written always, read when present.
+    public static let optionalColumns = ["pcrb"]
+    public static var header: String { (columns + optionalColumns).joined(separator: ",") }
 
     public static func encode(_ results: [EpochResult]) -> String {
         var out = header + "\n"
@@ -19,7 +21,8 @@ public enum ResultsFile {
             out += "\(r.scenario),\(r.seed),\(r.estimator.rawValue),\(r.walk),\(r.epoch),\(Format.fixed(r.t, 3)),"
             out += "\(Format.fixed(r.truth.x, 4)),\(Format.fixed(r.truth.y, 4)),\(num(r.fix?.x)),\(num(r.fix?.y)),"
             out += "\(num(r.uncertainty)),\(r.reason ?? ""),\(num(r.error)),\(r.crlb.isFinite ? Format.fixed(r.crlb, 6) : "inf"),"
-            out += "\(r.beaconsHeard),\(flag(r.roomHit)),\(flag(r.exhibitHit)),\(r.friezeLooks),\(r.friezeHits)\n"
+            out += "\(r.beaconsHeard),\(flag(r.roomHit)),\(flag(r.exhibitHit)),\(r.friezeLooks),\(r.friezeHits),"
+            out += "\(r.pcrb.map { $0.isFinite ? Format.fixed($0, 6) : "inf" } ?? "")\n"
         }
         return out
     }
@@ -40,7 +43,7 @@ public enum ResultsFile {
 
     static func decode(_ csv: CSVFile) throws -> [EpochResult] {
         var out: [EpochResult] = []
-        try csv.forEachRow(required: columns) { rec, c in
+        try csv.forEachRow(required: columns, optional: optionalColumns) { rec, c in
             func od(_ name: String) throws -> Double? { try rec.optionalDouble(c[name]!) }
             func d(_ name: String) throws -> Double { try rec.double(c[name]!) }
             func int(_ name: String) throws -> Int { try rec.int(c[name]!) }
@@ -61,6 +64,7 @@ public enum ResultsFile {
                 throw rec.error(estField, "expected an estimator (\(EstimatorKind.knownNames)), found '\(rec.string(estField))'")
             }
             let crlb = rec.string(crlbField) == "inf" ? Double.infinity : try rec.double(crlbField)
+            let pcrb: Double? = try c["pcrb"].flatMap { i in rec.string(i) == "inf" ? Double.infinity : try rec.optionalDouble(i) }
             let fx = try od("fix_x"), fy = try od("fix_y")
             let reason = rec.string(c["reason"]!)
             out.append(EpochResult(scenario: rec.string(c["scenario"]!), seed: seed, estimator: est, walk: rec.string(c["walk"]!),
@@ -70,6 +74,7 @@ public enum ResultsFile {
                                    beaconsHeard: try int("beacons_heard"), roomHit: try flag("room_hit"),
                                    exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
                                    friezeHits: try int("frieze_hits")))
+            out[out.count - 1].pcrb = pcrb
         }
         return out
     }

@@ -98,6 +98,8 @@ public struct Leaderboard: Sendable, Codable {
     public var overall: [Overall]
     public var winner: EstimatorKind?
     public var rule: String
+    /// Track metrics on the scenarios' walks (nil in results written before tracking was measured).
+    public var tracking: [TrackScore]?
 
     public init(scenarios: [String], seeds: [UInt64], scores: [ScenarioScore], overall: [Overall], winner: EstimatorKind?, rule: String) {
         self.scenarios = scenarios; self.seeds = seeds; self.scores = scores; self.overall = overall
@@ -106,5 +108,51 @@ public struct Leaderboard: Sendable, Codable {
 
     public func score(_ scenario: String, _ estimator: EstimatorKind) -> ScenarioScore? {
         scores.first { $0.scenario == scenario && $0.estimator == estimator }
+    }
+}
+
+/// How an estimator's fixes move along walks, beside the error statistics (docs/tracking.md). Computed
+/// (LabEvaluation, `TrackMetrics(results:venue:)`) from one estimator's results on one scenario (every seed and
+/// walk; grid epochs are ignored), walk by walk in epoch order.
+public struct TrackMetrics: Sendable, Codable, Hashable {
+    /// Walk epochs, and those with a fix.
+    public var epochs: Int
+    public var fixes: Int
+    /// Pairs of consecutive fixes (consecutive epochs both with a fix) whose segment crosses a wall, out of all
+    /// such pairs: a track through a wall is a track no walker made. Nil when no pair.
+    public var wallCrossingRate: Double?
+    /// Mean delay from the walker entering a room to the fixes first being in that room, s, over the entries the
+    /// fixes reached before the walker left; ``missedRoomEntries`` counts the others.
+    public var roomEntryDelay: Double?
+    public var roomEntries: Int
+    public var missedRoomEntries: Int
+    /// RMS of the fix's movement between consecutive epochs while the walker stood still (the truth did not
+    /// move), m.
+    public var stillJitter: Double?
+    /// Mean time from a walk's first scan to its first fix, s (walks that never got a fix are left out).
+    public var timeToFirstFix: Double?
+    /// RMSE over the walk epochs with a fix, m; √ of the mean posterior bound over the same epochs, m; and their
+    /// ratio, the efficiency against the PCRB (nil without bounds).
+    public var rmse: Double
+    public var pcrbRMSE: Double?
+    public var pcrbEfficiency: Double?
+    /// P75 of the walk epochs' errors, m.
+    public var p75: Double
+
+    public init(epochs: Int, fixes: Int, wallCrossingRate: Double?, roomEntryDelay: Double?, roomEntries: Int, missedRoomEntries: Int,
+                stillJitter: Double?, timeToFirstFix: Double?, rmse: Double, pcrbRMSE: Double?, pcrbEfficiency: Double?, p75: Double) {
+        self.epochs = epochs; self.fixes = fixes; self.wallCrossingRate = wallCrossingRate; self.roomEntryDelay = roomEntryDelay
+        self.roomEntries = roomEntries; self.missedRoomEntries = missedRoomEntries; self.stillJitter = stillJitter
+        self.timeToFirstFix = timeToFirstFix; self.rmse = rmse; self.pcrbRMSE = pcrbRMSE; self.pcrbEfficiency = pcrbEfficiency; self.p75 = p75
+    }
+}
+
+/// One estimator's ``TrackMetrics`` on one scenario.
+public struct TrackScore: Sendable, Codable, Hashable {
+    public var scenario: String
+    public var estimator: EstimatorKind
+    public var metrics: TrackMetrics
+    public init(scenario: String, estimator: EstimatorKind, metrics: TrackMetrics) {
+        self.scenario = scenario; self.estimator = estimator; self.metrics = metrics
     }
 }

@@ -1,0 +1,58 @@
+import LabCore
+import LocatorEngine
+
+/// ``KalmanTracker``: an iterated extended Kalman filter over each scan's RSSI, constant velocity, the phone's
+/// offset as a state; each fix uses the scans so far.
+public final class KalmanEstimator: PositionEstimator {
+    public static let name = "ekf"
+    public static let summary = "tracker: iterated extended Kalman filter on the RSSI readings, constant velocity, the phone's offset as a state"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls, .motion], minimumBeacons: 3, minimumHeadings: 2)
+    let tracker: KalmanTracker
+    public init(venue: Venue) { tracker = KalmanTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
+    public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
+    public func startDevice() { tracker.startDevice() }
+    public func startTrack() { tracker.startTrack() }
+}
+
+/// ``KalmanEstimator``'s filter followed by a Rauch–Tung–Striebel smoother over the whole walk (offline replay:
+/// each fix uses the scans before and after it). Scan by scan (``locate(_:)``) it is the filter.
+public final class KalmanSmootherEstimator: PositionEstimator {
+    public static let name = "ekf-smoother"
+    public static let summary = "tracker for offline replay: the ekf filter, then a Rauch-Tung-Striebel smoother over the whole walk"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls, .motion], minimumBeacons: 3, minimumHeadings: 2, offline: true)
+    let tracker: KalmanTracker
+    public init(venue: Venue) { tracker = KalmanTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
+    public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
+    public func startDevice() { tracker.startDevice() }
+    public func startTrack() { tracker.startTrack() }
+    public func locate(track observations: [Observation]) -> [EstimateOutcome] {
+        tracker.history = []
+        tracker.history!.reserveCapacity(observations.count)
+        defer { tracker.history = nil }
+        for o in observations { _ = tracker.step(o) }
+        return KalmanTracker.smooth(tracker.history!, bounds: tracker.venue.bounds)
+    }
+}
+
+extension EstimatorKind {
+    public static let ekf = EstimatorKind(KalmanEstimator.self)
+    public static let ekfSmoother = EstimatorKind(KalmanSmootherEstimator.self)
+}
+
+/// ``ParticleTracker``: particles on the floorplan (walls block them, doors let them through) weighed by each
+/// scan's likelihood with the walls' losses, the phone's offset in every particle; 1,000 particles, systematic
+/// resampling, seeded from the venue's seed.
+public final class ParticleEstimator: PositionEstimator {
+    public static let name = "particle-filter"
+    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), likelihood with wall losses, the phone's offset per particle"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion], minimumBeacons: 3)
+    let tracker: ParticleTracker
+    public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
+    public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
+    public func startDevice() { tracker.startDevice() }
+    public func startTrack() { tracker.startTrack() }
+}
+
+extension EstimatorKind {
+    public static let particleFilter = EstimatorKind(ParticleEstimator.self)
+}

@@ -1,0 +1,104 @@
+import Foundation
+import LabCore
+import LabEstimators
+import LabStore
+
+/// The posterior Cramér–Rao bound of a walk (Tichavský, Muravchik & Nehorai, IEEE TSP 1998): the least mean
+/// squared position error any tracker can reach, epoch by epoch, given the readings each epoch received and the
+/// trackers' motion model (``KalmanTracker``'s constant velocity with white-noise acceleration q, the phone's
+/// offset δ a random walk). With linear Gaussian motion the recursion over the information matrix J of the
+/// state (x, y, vx, vy, δ) is
+///
+///     J_{k+1} = (Q_k + F_k J_k⁻¹ F_kᵀ)⁻¹ + E[J_Z(k+1)]
+///
+/// where J_Z is the readings' information about (x, y, δ) at the true position (``OffsetFisherInformation``:
+/// kᵢ independent readings of beacon i, each carrying the per-reading information of the condition's noise) and
+/// bearings' about (x, y); the expectation is taken at the true trajectory. The bound of epoch k is the trace of
+/// the position block of J_k⁻¹. J₀ is the prior: the position spread over the venue (variance width²/12 and
+/// height²/12), the speed N(0, ``startSpeedSigma``²), and δ known (ideal condition) or N(0, σ_δ²) with σ_δ the
+/// device-offset spread (field). Efficiency = RMSE / √(mean PCRB).
+public struct PosteriorBound: Sendable {
+    public let bound: CramerRaoBound
+    package let settings: KalmanTracker.Settings
+    /// σ of δ before the first scan, dB; nil when δ is known.
+    public let offsetSigma: Double?
+
+    /// The default σ of δ before the first scan when the bound's offset is unknown, dB (the field condition's
+    /// device-offset spread, ``FieldImpairments/realistic``).
+    public static let defaultOffsetSigma = FieldImpairments.realistic.deviceOffsetSigma
+
+    /// - Parameter offsetSigma: σ of δ before the first scan when `bound` does not know the offset, dB (default
+    ///   ``defaultOffsetSigma``); with the offset known, δ is known.
+    package init(bound: CramerRaoBound, offsetSigma: Double? = nil, settings: KalmanTracker.Settings = KalmanTracker.Settings()) {
+        self.bound = bound; self.settings = settings
+        self.offsetSigma = bound.offset == .unknown ? max(offsetSigma ?? PosteriorBound.defaultOffsetSigma, 0.1) : nil
+    }
+
+    /// The bound a condition's walks are judged against (the same per-reading information as the snapshot bound).
+    public static func judging(_ condition: SimulationCondition, venue: Venue, impairments: FieldImpairments) -> PosteriorBound {
+        let b = CramerRaoBound.judging(condition, venue: venue, impairments: impairments)
+        return PosteriorBound(bound: b, offsetSigma: impairments.deviceOffsetSigma)
+    }
+
+    /// The bound on the squared position error at each epoch of one walk, m², in order.
+    /// - Parameter epochs: the walk's epochs (truth, time) with the beacons each received (index, independent
+    ///   readings) and its bearings (landmark, σθ in degrees).
+    public func bounds(walk epochs: [(truth: Point, t: Double, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)])]) -> [Double] {
+        let n = 5
+        guard !epochs.isEmpty else { return [] }
+        let b = bound.venue.bounds
+        let v = settings.startSpeedSigma * settings.startSpeedSigma
+        var prior = [Double](repeating: 0, count: n * n)
+        prior[0] = 12 / max(b.width * b.width, 1e-6); prior[6] = 12 / max(b.height * b.height, 1e-6)
+        prior[12] = 1 / v; prior[18] = 1 / v
+        // δ known: its row and column stay decoupled (unit information, no cross terms, no drift), which leaves the
+        // position block what it would be without δ in the state.
+        let known = offsetSigma == nil
+        prior[24] = known ? 1 : 1 / (offsetSigma! * offsetSigma!)
+        var J = prior
+        var out: [Double] = []
+        out.reserveCapacity(epochs.count)
+        var F = [Double](repeating: 0, count: n * n), temp = F, predicted = F
+        for (k, e) in epochs.enumerated() {
+            if k > 0 {
+                let dt = max(e.t - epochs[k - 1].t, 0)
+                guard let covariance = SmallMatrix.inverse(J, n: n) else { out.append(.infinity); continue }
+                for i in 0..<n * n { F[i] = 0 }
+                for i in 0..<n { F[i * n + i] = 1 }
+                F[2] = dt; F[8] = dt
+                SmallMatrix.multiply(F, covariance, n: n, into: &temp)
+                SmallMatrix.multiplyTransposed(temp, F, n: n, into: &predicted)
+                let q = settings.acceleration
+                predicted[0] += q * dt * dt * dt / 3; predicted[6] += q * dt * dt * dt / 3
+                predicted[2] += q * dt * dt / 2; predicted[10] += q * dt * dt / 2
+                predicted[8] += q * dt * dt / 2; predicted[16] += q * dt * dt / 2
+                predicted[12] += q * dt; predicted[18] += q * dt
+                if !known { predicted[24] += settings.offsetDrift * dt }
+                guard let information = SmallMatrix.inverse(predicted, n: n) else { out.append(.infinity); continue }
+                J = information
+            }
+            let z = measurementInformation(at: e.truth, beacons: e.beacons, bearings: e.bearings)
+            J[0] += z.position.xx; J[1] += z.position.xy; J[5] += z.position.xy; J[6] += z.position.yy
+            if !known {
+                J[4] += z.crossX; J[20] += z.crossX; J[9] += z.crossY; J[21] += z.crossY
+                J[24] += z.offset
+            }
+            guard let covariance = SmallMatrix.inverse(J, n: n) else { out.append(.infinity); continue }
+            out.append(covariance[0] + covariance[6])
+        }
+        return out
+    }
+
+    /// The information of one epoch's readings about (x, y, δ) and its bearings' about (x, y), at `p`.
+    func measurementInformation(at p: Point, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)]) -> OffsetFisherInformation {
+        var g = OffsetFisherInformation()
+        let venue = bound.venue
+        for (i, k) in beacons where k > 0 {
+            let c = venue.beaconPositions[i]
+            g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, exponent: venue.radio.exponent,
+                      perReading: bound.perReadingInformation)
+        }
+        g.position += bound.information(at: p, beacons: [], bearings: bearings)
+        return g
+    }
+}

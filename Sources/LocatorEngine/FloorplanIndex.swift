@@ -1,0 +1,131 @@
+import Foundation
+import LabCore
+
+/// A venue's floorplan prepared for a particle filter, whose thousand particles ask the same questions every
+/// scan: where can a walker stand, does this short step cross a wall, and how much wall loss lies between this
+/// spot and each beacon. Answered from grids made once (cell ``cellSize``), so a question costs a lookup:
+/// - walkable: inside a room (anywhere in the bounds when the venue has no rooms), at the cell's centre;
+/// - wall loss per beacon: ``WallIndex/loss(from:to:)`` from the cell's centre (piecewise constant, as the loss
+///   itself is);
+/// - walls per cell (a uniform-grid spatial index): a step is tested only against the walls near it.
+package struct FloorplanIndex: Sendable {
+    package let bounds: Rect
+    package let cellSize: Double
+    package let nx: Int, ny: Int
+    /// [cell]: 1 where a walker can stand.
+    let walkable: [UInt8]
+    /// [beacon][cell]: wall loss between the cell's centre and the beacon, dB.
+    let losses: [[Float]]
+    /// Wall indices per cell of the coarse wall grid, and that grid's size.
+    let wallCells: [[Int32]]
+    let wallCell: Double
+    let wx: Int, wy: Int
+    package let walls: WallIndex
+    let hasWalls: Bool
+
+    /// - Parameter cellSize: the grid's cell, metres (at most 250,000 cells: larger venues get larger cells).
+    package init(venue: Venue, cellSize requested: Double = 0.25) {
+        bounds = venue.bounds
+        let area = max(bounds.width * bounds.height, 1e-6)
+        cellSize = max(requested, (area / 250_000).squareRoot())
+        nx = max(1, Int((bounds.width / cellSize).rounded(.up))); ny = max(1, Int((bounds.height / cellSize).rounded(.up)))
+        var walk = [UInt8](repeating: 0, count: nx * ny)
+        var centres: [Point] = []
+        centres.reserveCapacity(nx * ny)
+        for iy in 0..<ny {
+            for ix in 0..<nx {
+                let c = Point(bounds.minX + (Double(ix) + 0.5) * cellSize, bounds.minY + (Double(iy) + 0.5) * cellSize)
+                centres.append(c)
+                if venue.rooms.isEmpty || venue.roomIndex(at: c) != nil { walk[iy * nx + ix] = 1 }
+            }
+        }
+        walkable = walk
+        walls = venue.walls
+        hasWalls = !venue.walls.isEmpty
+        losses = venue.beaconPositions.map { b in
+            venue.walls.isEmpty ? [] : centres.map { Float(venue.walls.loss(from: b, to: $0)) }
+        }
+        wallCell = max(2, max(bounds.width, bounds.height) / 64)
+        wx = max(1, Int((bounds.width / wallCell).rounded(.up))); wy = max(1, Int((bounds.height / wallCell).rounded(.up)))
+        var cells = [[Int32]](repeating: [], count: wx * wy)
+        for (k, w) in venue.walls.walls.enumerated() {
+            let a = w.segment.a, b = w.segment.b
+            let x0 = Self.clampIndex((min(a.x, b.x) - bounds.minX) / wallCell, wx), x1 = Self.clampIndex((max(a.x, b.x) - bounds.minX) / wallCell, wx)
+            let y0 = Self.clampIndex((min(a.y, b.y) - bounds.minY) / wallCell, wy), y1 = Self.clampIndex((max(a.y, b.y) - bounds.minY) / wallCell, wy)
+            for iy in y0...y1 { for ix in x0...x1 { cells[iy * wx + ix].append(Int32(k)) } }
+        }
+        wallCells = cells
+    }
+
+    @inline(__always) static func clampIndex(_ v: Double, _ n: Int) -> Int { v.isNaN ? 0 : Int(min(max(v, 0), Double(n - 1))) }
+
+    /// The grid cell holding `p` (clamped into the bounds).
+    @inline(__always) package func cell(_ x: Double, _ y: Double) -> Int {
+        Self.clampIndex((y - bounds.minY) / cellSize, ny) * nx + Self.clampIndex((x - bounds.minX) / cellSize, nx)
+    }
+
+    /// True where a walker can stand (inside the bounds, in a room when the venue has rooms).
+    @inline(__always) package func isWalkable(_ x: Double, _ y: Double) -> Bool {
+        x >= bounds.minX && x <= bounds.maxX && y >= bounds.minY && y <= bounds.maxY && walkable[cell(x, y)] != 0
+    }
+
+    /// Wall loss between beacon `b` and the cell `cell`, dB.
+    @inline(__always) package func loss(beacon b: Int, cell: Int) -> Double { hasWalls ? Double(losses[b][cell]) : 0 }
+
+    /// True when the step p–q crosses a wall: tested against the walls of the coarse cells the step's box touches
+    /// (long steps fall back to every wall).
+    package func crosses(_ px: Double, _ py: Double, _ qx: Double, _ qy: Double) -> Bool {
+        guard hasWalls else { return false }
+        let x0 = Self.clampIndex((min(px, qx) - bounds.minX) / wallCell, wx), x1 = Self.clampIndex((max(px, qx) - bounds.minX) / wallCell, wx)
+        let y0 = Self.clampIndex((min(py, qy) - bounds.minY) / wallCell, wy), y1 = Self.clampIndex((max(py, qy) - bounds.minY) / wallCell, wy)
+        if (x1 - x0 + 1) * (y1 - y0 + 1) > 16 { return walls.crosses(from: Point(px, py), to: Point(qx, qy)) }
+        let p = Point(px, py), q = Point(qx, qy)
+        for iy in y0...y1 {
+            for ix in x0...x1 {
+                for w in wallCells[iy * wx + ix] where walls.walls[Int(w)].segment.intersects(p, q) { return true }
+            }
+        }
+        return false
+    }
+}
+
+/// The trackers' own random stream (xoshiro256**, Blackman & Vigna 2018; Gaussians by the Box–Muller
+/// transform): pure Swift, so the shipped library can carry it, and seeded, so that fixes repeat.
+package struct TrackerRandom: Sendable {
+    private var s0, s1, s2, s3: UInt64
+    private var spare: Double?
+
+    package init(seed: UInt64) {
+        // SplitMix64 spreads the seed over the state (never all zero).
+        var z = seed
+        func next() -> UInt64 {
+            z &+= 0x9E37_79B9_7F4A_7C15
+            var x = z
+            x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+            return x ^ (x >> 31)
+        }
+        s0 = next(); s1 = next(); s2 = next(); s3 = next()
+    }
+
+    @inline(__always) package mutating func nextUInt64() -> UInt64 {
+        let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
+        let t = s1 << 17
+        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
+        s2 ^= t
+        s3 = s3 << 45 | s3 >> 19
+        return result
+    }
+
+    /// Uniform on [0, 1).
+    @inline(__always) package mutating func uniform() -> Double { Double(nextUInt64() >> 11) * 0x1.0p-53 }
+
+    /// N(0, 1).
+    @inline(__always) package mutating func gaussian() -> Double {
+        if let g = spare { spare = nil; return g }
+        let u = max(uniform(), 1e-300), v = uniform()
+        let r = (-2 * log(u)).squareRoot()
+        spare = r * sin(2 * .pi * v)
+        return r * cos(2 * .pi * v)
+    }
+}

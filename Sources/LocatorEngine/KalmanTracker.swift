@@ -1,0 +1,266 @@
+import Foundation
+import LabCore
+
+/// Tracks a walker: an iterated extended Kalman filter over the scans' RSSI readings themselves (not over
+/// snapshot fixes), with a constant-velocity motion model and the phone's RSSI offset δ as a state
+/// (docs/tracking.md).
+///
+/// State s = (x, y, vx, vy, δ). Between scans dt apart (white-noise acceleration of spectral density q; δ a slow
+/// random walk):
+///
+///     s⁻ = F s,   F = [[I₂, dt·I₂, 0], [0, I₂, 0], [0, 0, 1]]
+///     P⁻ = F P Fᵀ + Q,   Q_pp = q·dt³/3·I₂,  Q_pv = q·dt²/2·I₂,  Q_vv = q·dt·I₂,  Q_δδ = q_δ·dt
+///
+/// The readings depend on u = (x, y, δ) only. The update is the scan's own fit (``OffsetFreeFit/update``: walls in
+/// the model, truncated heard means, Huber's loss) with the prediction of u as a Gaussian prior: a MAP solve,
+/// which is the iterated EKF's update. It gives û and its covariance C; the velocity follows by the Gaussian
+/// conditioning the Kalman gain expresses:
+///
+///     K = P⁻_{s,u} (P⁻_uu)⁻¹,   s = s⁻ + K·(û − u⁻),   P = P⁻ − K·(P⁻_uu − C)·Kᵀ
+///
+/// A track starts from a snapshot fix of the same fit without a prior (δ from what the phone's earlier tracks
+/// learned, when there were any), coasts on its prediction through scans that cannot update it, and is dropped
+/// when the position's σ exceeds ``Settings/lostSigma`` or the gap between scans exceeds ``Settings/longestGap``.
+package final class KalmanTracker {
+    public struct Settings: Sendable {
+        /// q, the spectral density of the walker's acceleration, m²/s³: over one second a speed changes by about
+        /// √q m/s (a walker stops, starts and turns).
+        public var acceleration = 0.5
+        /// δ's random walk, dB²/s (the phone turns in the hand).
+        public var offsetDrift = 0.01
+        /// σ of each velocity component when a track starts, m/s.
+        public var startSpeedSigma = 0.7
+        /// σ of δ when a phone's first track starts from one scan's fit, dB (one scan tells δ to about 2–3 dB).
+        public var startOffsetSigma = 3.0
+        /// Position σ (√ of the covariance's larger eigenvalue) beyond which the track is lost, m.
+        public var lostSigma = 15.0
+        /// The longest gap between scans a prediction bridges, s; a longer one starts a new track.
+        public var longestGap = 30.0
+        public init() {}
+    }
+
+    /// One scan's filter quantities: what the smoother (``KalmanTracker/smooth(_:)``) runs backwards over.
+    package struct Step: Sendable {
+        /// The prediction s⁻ and P⁻ (for a track's first scan: its start, equal to the filtered state).
+        package var predicted: [Double], predictedCovariance: [Double]
+        /// The state after the update, s and P.
+        package var filtered: [Double], filteredCovariance: [Double]
+        /// Seconds since the previous scan.
+        package var dt: Double
+        /// False for a track's first scan (nothing links it to the scan before).
+        package var continues: Bool
+        /// The fix as the filter gave it (nil: no fix), kept so the smoother can copy its other fields.
+        package var fix: Fix?
+        package var reason: NoFixReason?
+    }
+
+    package static let stateCount = 5
+    package let venue: Venue
+    package var settings: Settings
+    /// The scans' fit: snapshot fixes that start tracks, and the updates.
+    let fit: OffsetFreeFit
+    private(set) var s = [Double](repeating: 0, count: 5)
+    private(set) var P = [Double](repeating: 0, count: 25)
+    private var scratch = [Double](repeating: 0, count: 25)
+    private var time: Double?
+    package private(set) var isTracking = false
+    /// δ as the phone's previous tracks left it (mean, variance): a new track of the same phone starts from it.
+    private var device: (mean: Double, variance: Double)?
+    /// When set, every step is appended (for the smoother).
+    package var history: [Step]?
+
+    package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings()) {
+        self.venue = venue
+        self.settings = settings
+        fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
+    }
+
+    /// A new phone: forget its offset and any track (or start from what the app knows about its offset).
+    package func startDevice(knownOffset: (mean: Double, sigma: Double)? = nil) {
+        isTracking = false; time = nil
+        device = knownOffset.map { ($0.mean, $0.sigma * $0.sigma) }
+    }
+
+    /// δ as the filter knows it now (mean, σ), dB: the track's, else what the phone's earlier tracks left.
+    package var offset: (mean: Double, sigma: Double)? {
+        isTracking ? (s[4], max(P[24], 0).squareRoot()) : device.map { ($0.mean, $0.variance.squareRoot()) }
+    }
+
+    /// The same phone, moved arbitrarily since the last scan (the next static test point): the track ends, what was
+    /// learned about δ is kept.
+    package func startTrack() {
+        if isTracking { device = (s[4], P[24]) }
+        isTracking = false; time = nil
+    }
+
+    /// The walker's position and velocity after one more scan (its RSSI and headings, and in the library the
+    /// distances ranged to beacons).
+    package func step(_ o: Observation, ranges: [MeasuredRange] = []) -> EstimateOutcome {
+        if let problem = o.problem(beaconCount: venue.beaconCount) { return record(.noFix(.invalidInput(problem)), dt: 0, continues: false) }
+        var dt = venue.radio.scanWindow
+        if let t = o.t, let last = time { dt = t - last }
+        if dt < 0 || dt > settings.longestGap { startTrack(); dt = venue.radio.scanWindow }
+        if let t = o.t { time = t }
+        guard isTracking else { return start(o, ranges: ranges, dt: dt) }
+        let beforeState = s, beforeCovariance = P
+        predict(dt: dt)
+        let predicted = s, predictedCovariance = P
+        let updated = o.beacons.isEmpty && o.headings.isEmpty && ranges.isEmpty ? false : update(o, ranges: ranges)
+        if positionSigma > settings.lostSigma || !s.allSatisfy(\.isFinite) {
+            s = beforeState; P = beforeCovariance
+            startTrack()
+            return record(.noFix(.tooFewBeacons(heard: o.beacons.count, needed: 3)), dt: dt, continues: false)
+        }
+        var used = BeaconSet()
+        if updated { for b in o.beacons { used.insert(b.beacon) }; for r in ranges { used.insert(r.beacon) } }
+        return record(.fix(currentFix(used: used, headings: o.headings)), dt: dt, continues: true,
+                      predicted: (predicted, predictedCovariance))
+    }
+
+    /// √ of the position covariance's larger eigenvalue, m.
+    package var positionSigma: Double { Covariance2(xx: P[0], xy: P[1], yy: P[6]).principalAxes.major.squareRoot() }
+
+    /// Starts a track from a snapshot fix of `o`.
+    private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
+        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.offsetDrift * dt).squareRoot()) })
+        let outcome = fit.locate(o, ranges: ranges)
+        guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
+            return record(outcome.fix == nil ? outcome : .noFix(.solverFailed("the first fix has no covariance")), dt: dt, continues: false)
+        }
+        let v = settings.startSpeedSigma * settings.startSpeedSigma
+        let offsetVariance = device.map { min($0.variance + settings.offsetDrift * dt, settings.startOffsetSigma * settings.startOffsetSigma) }
+            ?? settings.startOffsetSigma * settings.startOffsetSigma
+        s = [f.position.x, f.position.y, 0, 0, delta]
+        P = [c.xx, c.xy, 0, 0, 0,
+             c.xy, c.yy, 0, 0, 0,
+             0, 0, v, 0, 0,
+             0, 0, 0, v, 0,
+             0, 0, 0, 0, offsetVariance]
+        isTracking = true
+        return record(.fix(currentFix(used: f.beaconsUsed, headings: o.headings)), dt: dt, continues: false)
+    }
+
+    /// s⁻ = F s, P⁻ = F P Fᵀ + Q.
+    private func predict(dt: Double) {
+        s[0] += dt * s[2]; s[1] += dt * s[3]
+        // F P Fᵀ for F = I + dt·E, E moving velocity into position: rows/columns 0,1 gain dt × rows/columns 2,3.
+        for j in 0..<5 { P[0 * 5 + j] += dt * P[2 * 5 + j]; P[1 * 5 + j] += dt * P[3 * 5 + j] }
+        for i in 0..<5 { P[i * 5 + 0] += dt * P[i * 5 + 2]; P[i * 5 + 1] += dt * P[i * 5 + 3] }
+        let q = settings.acceleration
+        let pp = q * dt * dt * dt / 3, pv = q * dt * dt / 2, vv = q * dt
+        P[0] += pp; P[6] += pp
+        P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
+        P[12] += vv; P[18] += vv
+        P[24] += settings.offsetDrift * dt
+    }
+
+    /// The update from one scan; false when the scan's fit failed (the prediction stands).
+    private func update(_ o: Observation, ranges: [MeasuredRange]) -> Bool {
+        let u = [0, 1, 4]
+        let cov = Symmetric3(xx: P[0], xy: P[1], xd: P[4], yy: P[6], yd: P[9], dd: P[24])
+        guard let prior = StatePrior(x: s[0], y: s[1], delta: s[4], covariance: cov),
+              let sol = fit.update(o, ranges: ranges, prior: prior), let c = sol.full,
+              let puuInverse = SmallMatrix.inverse([cov.xx, cov.xy, cov.xd, cov.xy, cov.yy, cov.yd, cov.xd, cov.yd, cov.dd], n: 3)
+        else { return false }
+        // K = P_{s,u} P_uu⁻¹ (5×3).
+        var K = [Double](repeating: 0, count: 15)
+        for i in 0..<5 {
+            for j in 0..<3 {
+                var sum = 0.0
+                for k in 0..<3 { sum += P[i * 5 + u[k]] * puuInverse[k * 3 + j] }
+                K[i * 3 + j] = sum
+            }
+        }
+        let innovation = [sol.position.x - s[0], sol.position.y - s[1], sol.offset - s[4]]
+        let D = [cov.xx - c.xx, cov.xy - c.xy, cov.xd - c.xd,
+                 cov.xy - c.xy, cov.yy - c.yy, cov.yd - c.yd,
+                 cov.xd - c.xd, cov.yd - c.yd, cov.dd - c.dd]
+        for i in 0..<5 {
+            for k in 0..<3 { s[i] += K[i * 3 + k] * innovation[k] }
+        }
+        // P −= K D Kᵀ
+        for i in 0..<5 {
+            var kd = (0.0, 0.0, 0.0)
+            kd.0 = K[i * 3] * D[0] + K[i * 3 + 1] * D[3] + K[i * 3 + 2] * D[6]
+            kd.1 = K[i * 3] * D[1] + K[i * 3 + 1] * D[4] + K[i * 3 + 2] * D[7]
+            kd.2 = K[i * 3] * D[2] + K[i * 3 + 1] * D[5] + K[i * 3 + 2] * D[8]
+            for j in 0..<5 { scratch[i * 5 + j] = kd.0 * K[j * 3] + kd.1 * K[j * 3 + 1] + kd.2 * K[j * 3 + 2] }
+        }
+        for k in 0..<25 { P[k] -= scratch[k] }
+        SmallMatrix.symmetrise(&P, n: 5)
+        // The scan's own fit already holds the position in the venue; keep the state there too.
+        let inside = venue.bounds.clamp(Point(s[0], s[1]))
+        s[0] = inside.x; s[1] = inside.y
+        for i in 0..<5 where !(P[i * 5 + i] > 0) { return false }
+        return true
+    }
+
+    private func currentFix(used: BeaconSet, headings: [HeadingReading]) -> Fix {
+        let p = Point(s[0], s[1])
+        let c = Covariance2(xx: P[0], xy: P[1], yy: P[6])
+        let inView = venue.friezes.isEmpty ? nil : headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
+        return Fix(position: p, uncertainty: c.drms, beaconsUsed: used, frieze: inView, offset: s[4], covariance: c,
+                   velocity: Point(s[2], s[3]))
+    }
+
+    private func record(_ outcome: EstimateOutcome, dt: Double, continues: Bool,
+                        predicted: ([Double], [Double])? = nil) -> EstimateOutcome {
+        guard history != nil else { return outcome }
+        var reason: NoFixReason?
+        if case .noFix(let r) = outcome { reason = r }
+        let tracked = outcome.fix != nil
+        history!.append(Step(predicted: predicted?.0 ?? s, predictedCovariance: predicted?.1 ?? P,
+                             filtered: tracked ? s : [], filteredCovariance: tracked ? P : [],
+                             dt: dt, continues: continues && tracked, fix: outcome.fix, reason: reason))
+        return outcome
+    }
+
+    /// Rauch–Tung–Striebel smoothing of a run of steps (offline, where the future is known): backwards over each
+    /// stretch of linked steps,
+    ///
+    ///     G_k = P_k Fᵀ (P⁻_{k+1})⁻¹,   s̃_k = s_k + G_k (s̃_{k+1} − s⁻_{k+1}),   P̃_k = P_k + G_k (P̃_{k+1} − P⁻_{k+1}) G_kᵀ
+    ///
+    /// Steps without a fix stay without one; a fix keeps its other fields with the smoothed position, velocity, δ
+    /// and covariance.
+    package static func smooth(_ steps: [Step], bounds: Rect) -> [EstimateOutcome] {
+        let n = stateCount
+        var out: [EstimateOutcome] = steps.map { $0.fix.map(EstimateOutcome.fix) ?? .noFix($0.reason ?? .solverFailed("no fix")) }
+        guard steps.count > 1 else { return out }
+        var smoothed = steps.last!.filtered, smoothedCovariance = steps.last!.filteredCovariance
+        var F = [Double](repeating: 0, count: n * n)
+        var temp = [Double](repeating: 0, count: n * n), G = temp, diff = temp, temp2 = temp
+        for k in stride(from: steps.count - 2, through: 0, by: -1) {
+            let next = steps[k + 1], here = steps[k]
+            guard next.continues, here.fix != nil, !here.filtered.isEmpty, !smoothed.isEmpty,
+                  let predictedInverse = SmallMatrix.inverse(next.predictedCovariance, n: n) else {
+                smoothed = here.filtered; smoothedCovariance = here.filteredCovariance
+                continue
+            }
+            for i in 0..<n * n { F[i] = 0 }
+            for i in 0..<n { F[i * n + i] = 1 }
+            F[0 * n + 2] = next.dt; F[1 * n + 3] = next.dt
+            // G = P_k Fᵀ (P⁻)⁻¹
+            SmallMatrix.multiplyTransposed(here.filteredCovariance, F, n: n, into: &temp)
+            SmallMatrix.multiply(temp, predictedInverse, n: n, into: &G)
+            var state = here.filtered
+            for i in 0..<n {
+                for j in 0..<n { state[i] += G[i * n + j] * (smoothed[j] - next.predicted[j]) }
+            }
+            for i in 0..<n * n { diff[i] = smoothedCovariance[i] - next.predictedCovariance[i] }
+            SmallMatrix.multiply(G, diff, n: n, into: &temp)
+            SmallMatrix.multiplyTransposed(temp, G, n: n, into: &temp2)
+            var covariance = here.filteredCovariance
+            for i in 0..<n * n { covariance[i] += temp2[i] }
+            SmallMatrix.symmetrise(&covariance, n: n)
+            let p = bounds.clamp(Point(state[0], state[1]))
+            state[0] = p.x; state[1] = p.y
+            smoothed = state; smoothedCovariance = covariance
+            if var f = here.fix {
+                let c = Covariance2(xx: covariance[0], xy: covariance[1], yy: covariance[6])
+                f.position = p; f.covariance = c; f.uncertainty = c.drms; f.offset = state[4]; f.velocity = Point(state[2], state[3])
+                out[k] = .fix(f)
+            }
+        }
+        return out
+    }
+}

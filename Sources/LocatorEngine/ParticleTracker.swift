@@ -1,0 +1,232 @@
+import Foundation
+import LabCore
+
+/// Tracks a walker with particles that live on the floorplan (docs/tracking.md): each particle is a
+/// state (x, y, vx, vy, δ) — position, velocity and the phone's RSSI offset — and
+/// - **moves** by the trackers' constant-velocity model (white-noise acceleration q, exactly discretised over
+///   the time between scans; δ a slow random walk);
+/// - **cannot cross a wall**: a particle whose step crosses one, or that leaves the walkable floor (the rooms),
+///   is dropped (weight 0); doors are the gaps between walls, so particles go through them. Wall checks use a
+///   uniform-grid spatial index of the walls (``FloorplanIndex``);
+/// - is **weighed** by the scan's likelihood with the walls' losses (from a per-beacon loss grid) and its own δ:
+///   each heard beacon's mean RSSI z against μ = P0 + δ − 10·n·log10 d − walls, with the heavy-tailed noise
+///   (1 − ε)·N(0, s²) + ε·N(0, s² + s_o²), s² = σ²/k + σ_m² (k readings averaged, one under correlated
+///   shadowing; σ_m the model error: beacons off their calibration, the body);
+/// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
+///   size 1/Σw² falls below half the particles.
+///
+/// A track starts from a snapshot fix: particles drawn around it (its covariance, widened) on walkable floor,
+/// δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
+/// starts again. The estimate is the particles' weighted mean and covariance. Random draws come from the
+/// tracker's own stream (``TrackerRandom``), seeded per phone from ``Venue/seed``, so fixes repeat.
+package final class ParticleTracker {
+    package struct Settings: Sendable {
+        /// How many particles.
+        package var particles = 1000
+        /// q, m²/s³ (as ``KalmanTracker/Settings/acceleration``).
+        package var acceleration = 0.5
+        /// δ's random walk, dB²/s.
+        package var offsetDrift = 0.01
+        /// σ of each velocity component at a track's start, m/s.
+        package var startSpeedSigma = 0.7
+        /// σ of δ at a phone's first track, dB.
+        package var startOffsetSigma = 3.0
+        /// The model error σ_m added to each mean's variance, dB.
+        package var modelSigma = 2.0
+        /// Outlier rate ε and extra scale s_o (dB) of the likelihood's heavy tail.
+        package var outlierRate = 0.05
+        package var outlierScale = 10.0
+        /// The longest gap between scans a prediction bridges, s.
+        package var longestGap = 30.0
+        package init() {}
+    }
+
+    package let venue: Venue
+    package let settings: Settings
+    package let floorplan: FloorplanIndex
+    let fit: OffsetFreeFit
+    let n: Int
+    // Particles, structure of arrays.
+    private let px, py, pvx, pvy, pd, pw: UnsafeMutablePointer<Double>
+    private let scratch: UnsafeMutablePointer<Double>
+    private var rng = TrackerRandom(seed: 0)
+    private var devices: UInt64 = 0
+    private var time: Double?
+    package private(set) var isTracking = false
+    private var device: (mean: Double, variance: Double)?
+
+    package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
+        self.venue = venue
+        self.settings = settings
+        self.floorplan = floorplan ?? FloorplanIndex(venue: venue)
+        fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
+        n = max(settings.particles, 1)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 7 * n)
+        block.initialize(repeating: 0, count: 7 * n)
+        px = block; py = block + n; pvx = block + 2 * n; pvy = block + 3 * n; pd = block + 4 * n; pw = block + 5 * n
+        scratch = block + 6 * n
+        startDevice()
+    }
+
+    deinit { px.deallocate() }
+
+    /// A new phone: its own random stream, no track, nothing known about its offset.
+    package func startDevice() {
+        devices += 1
+        rng = TrackerRandom(seed: venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices)
+        isTracking = false; device = nil; time = nil
+    }
+
+    /// The same phone moved arbitrarily: the track ends, δ's estimate is kept.
+    package func startTrack() {
+        if isTracking {
+            var mean = 0.0, square = 0.0
+            for i in 0..<n { mean += pw[i] * pd[i]; square += pw[i] * pd[i] * pd[i] }
+            device = (mean, max(square - mean * mean, 0.01))
+        }
+        isTracking = false; time = nil
+    }
+
+    package func step(_ o: Observation) -> EstimateOutcome {
+        if let problem = o.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        var dt = venue.radio.scanWindow
+        if let t = o.t, let last = time { dt = t - last }
+        if dt < 0 || dt > settings.longestGap { startTrack(); dt = venue.radio.scanWindow }
+        if let t = o.t { time = t }
+        if isTracking {
+            predict(dt: dt)
+            if !o.beacons.isEmpty { weigh(o) }
+            if !normalise() { startTrack() }
+        }
+        if !isTracking {
+            if let reason = start(o, dt: dt) { return .noFix(reason) }
+        }
+        let outcome = estimate(o)
+        resampleIfNeeded()
+        return outcome
+    }
+
+    /// Draws the particles around a snapshot fix; the reason when there is none.
+    private func start(_ o: Observation, dt: Double) -> NoFixReason? {
+        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.offsetDrift * dt).squareRoot()) })
+        let outcome = fit.locate(o)
+        guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
+            if case .noFix(let r) = outcome { return r }
+            return .solverFailed("the first fix has no covariance")
+        }
+        // Widened: the snapshot's linearised covariance is optimistic, and the floor may cut part of it away.
+        let widened = Covariance2(xx: 2 * c.xx + 1, xy: 2 * c.xy, yy: 2 * c.yy + 1)
+        let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
+        let offsetSigma = device.map { min(($0.variance + settings.offsetDrift * dt).squareRoot(), settings.startOffsetSigma) } ?? settings.startOffsetSigma
+        let p = venue.bounds.clamp(f.position)
+        for i in 0..<n {
+            var x = p.x, y = p.y
+            for _ in 0..<20 {
+                let z0 = rng.gaussian(), z1 = rng.gaussian()
+                let cx = p.x + l00 * z0, cy = p.y + l10 * z0 + l11 * z1
+                if floorplan.isWalkable(cx, cy) { x = cx; y = cy; break }
+            }
+            px[i] = x; py[i] = y
+            pvx[i] = settings.startSpeedSigma * rng.gaussian(); pvy[i] = settings.startSpeedSigma * rng.gaussian()
+            pd[i] = delta + offsetSigma * rng.gaussian()
+            pw[i] = 1 / Double(n)
+        }
+        isTracking = true
+        return nil
+    }
+
+    /// Moves every particle by the motion model; a step through a wall or off the floor drops it.
+    private func predict(dt: Double) {
+        let q = settings.acceleration
+        let l11 = (q * dt * dt * dt / 3).squareRoot()
+        let l21 = l11 > 0 ? q * dt * dt / 2 / l11 : 0
+        let l22 = max(q * dt - l21 * l21, 0).squareRoot()
+        let drift = (settings.offsetDrift * dt).squareRoot()
+        for i in 0..<n where pw[i] > 0 {
+            let zx = rng.gaussian(), zy = rng.gaussian()
+            let x = px[i] + pvx[i] * dt + l11 * zx, y = py[i] + pvy[i] * dt + l11 * zy
+            pvx[i] += l21 * zx + l22 * rng.gaussian(); pvy[i] += l21 * zy + l22 * rng.gaussian()
+            pd[i] += drift * rng.gaussian()
+            if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
+            px[i] = x; py[i] = y
+        }
+    }
+
+    /// Multiplies each weight by the scan's likelihood at the particle.
+    private func weigh(_ o: Observation) {
+        let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
+        let sigma2 = venue.radio.sigma * venue.radio.sigma
+        let correlated = venue.radio.correlationDistance != nil
+        let eps = settings.outlierRate, model2 = settings.modelSigma * settings.modelSigma
+        let wide2 = settings.outlierScale * settings.outlierScale
+        var best = -Double.infinity
+        for i in 0..<n {
+            guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
+            let cell = floorplan.cell(px[i], py[i])
+            var ll = 0.0
+            for b in o.beacons {
+                let c = venue.beaconPositions[b.beacon], dz = venue.beaconHeightOffset[b.beacon]
+                let dx = px[i] - c.x, dy = py[i] - c.y
+                let d2 = max(dx * dx + dy * dy + dz * dz, 1e-4)
+                let mu = venue.beaconP0[b.beacon] + pd[i] - k * log(d2) - floorplan.loss(beacon: b.beacon, cell: cell)
+                let r = b.rssi - mu
+                let s2 = sigma2 / (correlated ? 1 : Double(max(b.count, 1))) + model2
+                let core = (1 - eps) * exp(-0.5 * r * r / s2) / s2.squareRoot()
+                let tail = eps * exp(-0.5 * r * r / (s2 + wide2)) / (s2 + wide2).squareRoot()
+                ll += log(core + tail + 1e-300)
+            }
+            scratch[i] = ll
+            best = max(best, ll)
+        }
+        guard best.isFinite else { return }
+        for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
+    }
+
+    /// Scales the weights to sum to 1; false when every particle was dropped.
+    private func normalise() -> Bool {
+        var total = 0.0
+        for i in 0..<n { total += pw[i] }
+        guard total > 0, total.isFinite else { return false }
+        for i in 0..<n { pw[i] /= total }
+        return true
+    }
+
+    private func estimate(_ o: Observation) -> EstimateOutcome {
+        var mx = 0.0, my = 0.0, mvx = 0.0, mvy = 0.0, md = 0.0
+        for i in 0..<n {
+            let w = pw[i]
+            mx += w * px[i]; my += w * py[i]; mvx += w * pvx[i]; mvy += w * pvy[i]; md += w * pd[i]
+        }
+        var cxx = 0.0, cxy = 0.0, cyy = 0.0
+        for i in 0..<n {
+            let w = pw[i], ex = px[i] - mx, ey = py[i] - my
+            cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
+        }
+        let p = Point(mx, my)
+        let c = Covariance2(xx: cxx, xy: cxy, yy: cyy)
+        let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
+        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(o.beacons.lazy.map(\.beacon)), frieze: inView,
+                        offset: md, covariance: c, velocity: Point(mvx, mvy)))
+    }
+
+    /// Systematic resampling when the effective sample size is below half the particles.
+    private func resampleIfNeeded() {
+        var sumSquares = 0.0
+        for i in 0..<n { sumSquares += pw[i] * pw[i] }
+        guard sumSquares > 0, 1 / sumSquares < Double(n) / 2 else { return }
+        // Copy the chosen particles into scratch rows, one field at a time.
+        var indices = [Int](repeating: 0, count: n)
+        let step = 1 / Double(n)
+        var u = rng.uniform() * step, cumulative = pw[0], j = 0
+        for i in 0..<n {
+            while u > cumulative && j < n - 1 { j += 1; cumulative += pw[j] }
+            indices[i] = j
+            u += step
+        }
+        for field in [px, py, pvx, pvy, pd] {
+            for i in 0..<n { scratch[i] = field[indices[i]] }
+            field.update(from: scratch, count: n)
+        }
+        for i in 0..<n { pw[i] = step }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import LabCore
+@testable import LabEstimators
+import LabEvaluation
+import LabScenarioIO
+import LabSimulation
+import LabStore
+import LocatorEngine
+
+@Suite struct TrackerTests {
+    /// The fit's prior rows: their sum of squares is the Mahalanobis distance under the prior's covariance.
+    @Test func statePriorResidualsGiveTheMahalanobisDistance() throws {
+        let c = Symmetric3(xx: 4, xy: 1.2, xd: -0.7, yy: 2.5, yd: 0.4, dd: 9)
+        let prior = try #require(StatePrior(x: 3, y: -2, delta: 5, covariance: c))
+        let inverse = try #require(SmallMatrix.inverse([c.xx, c.xy, c.xd, c.xy, c.yy, c.yd, c.xd, c.yd, c.dd], n: 3))
+        var r = TestRandom(3)
+        for _ in 0..<10 {
+            let u = [r.uniform(-5, 10), r.uniform(-8, 4), r.uniform(-10, 20)]
+            let e = [u[0] - 3, u[1] + 2, u[2] - 5]
+            var mahalanobis = 0.0
+            for i in 0..<3 { for j in 0..<3 { mahalanobis += e[i] * inverse[i * 3 + j] * e[j] } }
+            let w = prior.residuals(x: u[0], y: u[1], delta: u[2])
+            let squares: Double = w.0 * w.0 + w.1 * w.1 + w.2 * w.2
+            #expect(abs(squares - mahalanobis) < 1e-9 * max(1, mahalanobis))
+        }
+        #expect(StatePrior(x: 0, y: 0, delta: 0, covariance: Symmetric3(xx: 1, xy: 1, xd: 0, yy: 1, yd: 0, dd: 1)) == nil, "singular")
+    }
+
+    @Test func smallMatrixInverseInverts() throws {
+        var r = TestRandom(9)
+        let a = (0..<25).map { _ in r.uniform(-1, 1) }.enumerated().map { $0.offset % 6 == 0 ? $0.element + 4 : $0.element }
+        let inverse = try #require(SmallMatrix.inverse(a, n: 5))
+        var product = [Double](repeating: 0, count: 25)
+        SmallMatrix.multiply(a, inverse, n: 5, into: &product)
+        for i in 0..<5 { for j in 0..<5 { #expect(abs(product[i * 5 + j] - (i == j ? 1 : 0)) < 1e-12) } }
+        #expect(SmallMatrix.inverse([1, 2, 2, 4], n: 2) == nil)
+    }
+
+    static let venue = makeVenue(square, radio: RadioModel(p0: -59, exponent: 2.0, sigma: 4, sensitivity: -.infinity))
+    static let velocity = Point(0.6, 0.35)
+    static func truth(_ k: Int) -> Point { Point(2, 3) + velocity * Double(k) }
+
+    /// Readings along a straight walk at constant velocity, one scan a second, every reading `offset` dB strong.
+    static func walk(scans: Int, offset: Double, noise: Double, seed: UInt64 = 1) -> [Observation] {
+        var r = TestRandom(seed)
+        return (0..<scans).map { k in
+            var o = exactObservation(venue, at: truth(k))
+            o.beacons = o.beacons.map { BeaconObservation(beacon: $0.beacon, rssi: $0.rssi + offset + noise * r.gaussian(), count: 1) }
+            o.t = Double(k)
+            return o
+        }
+    }
+
+    /// Without noise the filter settles on the walk: position, velocity and the phone's offset.
+    @Test func aNoiseFreeWalkIsTrackedWithItsVelocityAndOffset() throws {
+        let ekf = KalmanEstimator(venue: Self.venue)
+        ekf.startDevice()
+        var last: Fix?
+        for o in Self.walk(scans: 25, offset: 7, noise: 0) { last = ekf.locate(o).fix }
+        let f = try #require(last)
+        #expect(f.position.distance(to: Self.truth(24)) < 0.05, "\(f.position) vs \(Self.truth(24))")
+        let v = try #require(f.velocity)
+        #expect(v.distance(to: Self.velocity) < 0.05, "velocity \(v)")
+        #expect(abs(try #require(f.offset) - 7) < 0.1)
+    }
+
+    /// With noise, the smoother (which sees the whole walk) beats the filter, and knows the phone's offset from
+    /// the first scan on.
+    @Test func theSmootherBeatsTheFilterOnANoisyWalk() throws {
+        let scans = Self.walk(scans: 40, offset: -9, noise: 4, seed: 5)
+        let filter = KalmanEstimator(venue: Self.venue), smoother = KalmanSmootherEstimator(venue: Self.venue)
+        filter.startDevice(); smoother.startDevice()
+        let filtered = filter.locate(track: scans), smoothed = smoother.locate(track: scans)
+        func rmse(_ outcomes: [EstimateOutcome]) throws -> Double {
+            var sum = 0.0
+            for (k, o) in outcomes.enumerated() { sum += pow(try #require(o.fix).position.distance(to: Self.truth(k)), 2) }
+            return (sum / Double(outcomes.count)).squareRoot()
+        }
+        let f = try rmse(filtered), s = try rmse(smoothed)
+        #expect(s < 0.8 * f, "smoother RMSE \(s) vs filter \(f)")
+        let first = try #require(smoothed[0].fix?.offset), firstFiltered = try #require(filtered[0].fix?.offset)
+        #expect(abs(first + 9) < abs(firstFiltered + 9), "offset at the first scan: smoothed \(first), filtered \(firstFiltered)")
+        #expect(abs(first + 9) < 1.5)
+        // Scan by scan the smoother is the filter.
+        smoother.startDevice()
+        #expect(scans.map { smoother.locate($0) } == filtered)
+    }
+
+    /// A gap longer than the filter bridges, or a clock going back, starts a new track (no velocity carried over).
+    @Test func aLongGapOrAClockGoingBackStartsANewTrack() throws {
+        let ekf = KalmanEstimator(venue: Self.venue)
+        var scans = Self.walk(scans: 12, offset: 0, noise: 0)
+        ekf.startDevice()
+        for o in scans.prefix(10) { _ = ekf.locate(o) }
+        #expect(try #require(ekf.locate(scans[10]).fix?.velocity).length > 0.5)
+        scans[11].t = 10 + KalmanTracker.Settings().longestGap + 1
+        #expect(try #require(ekf.locate(scans[11]).fix?.velocity) == Point(0, 0))
+        var back = scans[5]; back.t = 3
+        #expect(try #require(ekf.locate(back).fix?.velocity) == Point(0, 0))
+    }
+
+    /// In the tournament a walk goes to trackers whole and each static test point is a track of its own: the
+    /// smoother and the filter agree on the grid and differ on walks.
+    @Test func trackersRunWalksWholeAndGridPointsAlone() throws {
+        let scenario = try BundledScenarios.load("museum-gallery")
+        let t = Tournament(scenarios: [scenario], seeds: [4], estimators: [.ekf, .ekfSmoother])
+        let results = try t.run()
+        let grid = results.filter { $0.walk == "grid" }, walks = results.filter { $0.walk != "grid" }
+        #expect(!grid.isEmpty && !walks.isEmpty)
+        func pairs(_ r: [EpochResult]) -> [(EpochResult, EpochResult)] {
+            stride(from: 0, to: r.count, by: 2).map { (r[$0], r[$0 + 1]) }
+        }
+        #expect(pairs(grid).allSatisfy { $0.0.estimator == .ekf && $0.1.estimator == .ekfSmoother && $0.0.fix == $0.1.fix })
+        #expect(pairs(walks).filter { $0.0.fix != $0.1.fix }.count > walks.count / 4)
+    }
+}
+
+@Suite struct ParticleFilterTests {
+    /// Particles never cross a wall: a walk along one side of a wall, with the beacons on the other side heard
+    /// loudly (as if the wall were not there), keeps the fixes on the walker's side; and the filter repeats itself
+    /// for a seed and changes with it.
+    @Test func particlesStayOnTheirSideOfAWallAndRepeatPerSeed() throws {
+        let scenario = try BundledScenarios.load("esoc-office")
+        var venue = Venue(scenario)
+        venue.seed = 7
+        let sim = try Simulator(scenario: scenario, condition: .field)
+        let walk = try #require(scenario.walks.first)
+        let epochs = sim.simulate(walk: walk, seed: 3)
+        let observations = epochs.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t) }
+        func run(_ v: Venue) -> [EstimateOutcome] {
+            let pf = ParticleEstimator(venue: v)
+            pf.startDevice()
+            return pf.locate(track: observations)
+        }
+        let first = run(venue), again = run(venue)
+        #expect(first == again, "same seed, same fixes")
+        var other = venue
+        other.seed = 8
+        #expect(run(other) != first, "another seed, other draws")
+        // Consecutive particle-filter fixes cross walls far less often than the snapshot fixes do.
+        let snapshot = OffsetLearningEstimator(venue: venue)
+        snapshot.startDevice()
+        let snapshots = snapshot.locate(track: observations)
+        func crossings(_ outcomes: [EstimateOutcome]) -> Int {
+            zip(outcomes, outcomes.dropFirst()).filter { a, b in
+                guard let p = a.fix?.position, let q = b.fix?.position else { return false }
+                return venue.walls.crosses(from: p, to: q)
+            }.count
+        }
+        #expect(crossings(first) < crossings(snapshots), "particle filter \(crossings(first)), snapshot \(crossings(snapshots))")
+        #expect(first.allSatisfy { $0.fix != nil })
+    }
+
+    /// The floorplan index answers as the venue does: walkable cells are in rooms, and a step crosses a wall exactly
+    /// when the wall list says so.
+    @Test func floorplanIndexAgreesWithTheVenue() throws {
+        let scenario = try BundledScenarios.load("esoc-office")
+        let venue = Venue(scenario)
+        let index = FloorplanIndex(venue: venue)
+        var r = TestRandom(21)
+        var crossed = 0
+        for _ in 0..<2000 {
+            let p = Point(r.uniform(venue.bounds.minX, venue.bounds.maxX), r.uniform(venue.bounds.minY, venue.bounds.maxY))
+            let q = p + Point(r.uniform(-2, 2), r.uniform(-2, 2))
+            let truth = venue.walls.crosses(from: p, to: q)
+            #expect(index.crosses(p.x, p.y, q.x, q.y) == truth, "step \(p) → \(q)")
+            if truth { crossed += 1 }
+        }
+        #expect(crossed > 50, "the sample has crossings to test (\(crossed))")
+        // Cell centres: walkable exactly when inside a room.
+        for _ in 0..<500 {
+            let p = Point(r.uniform(venue.bounds.minX, venue.bounds.maxX), r.uniform(venue.bounds.minY, venue.bounds.maxY))
+            let c = index.cell(p.x, p.y)
+            let centre = Point(venue.bounds.minX + (Double(c % index.nx) + 0.5) * index.cellSize,
+                               venue.bounds.minY + (Double(c / index.nx) + 0.5) * index.cellSize)
+            #expect(index.isWalkable(p.x, p.y) == (venue.roomIndex(at: centre) != nil))
+        }
+    }
+}
