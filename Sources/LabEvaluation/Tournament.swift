@@ -90,8 +90,9 @@ public struct Tournament: Sendable {
     ///
     /// Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass):
     /// estimators hear ``PositionEstimator/startDevice()`` at its start. A walk goes to each estimator whole
-    /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid every point is a new
-    /// track of the same phone (``PositionEstimator/startTrack()``).
+    /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid, and in a recording
+    /// whose truth is a survey of static spots, every point is a new track of the same phone
+    /// (``PositionEstimator/startTrack()``).
     public static func evaluate(epochs: [Epoch], venue: Venue, estimators kinds: [EstimatorKind], scenario: String, seed: UInt64,
                                 bound: CramerRaoBound? = nil, posterior: PosteriorBound? = nil) -> [EpochResult] {
         let judge = EpochJudge(venue: venue, bound: bound)
@@ -105,10 +106,13 @@ public struct Tournament: Sendable {
             while end < epochs.count && epochs[end].walk == epochs[start].walk { end += 1 }
             let pass = epochs[start..<end]
             let observations = pass.map { judge.observation(for: $0) }
-            let pcrb = pass.first!.walk == nil ? nil : judge.pcrb(walk: pass, observations: observations, posterior: posterior)
+            // Static points: the simulated grid, and recordings whose truth is a survey of static spots (UJI: its
+            // scans carry no real times, only their order), which are no walk to track along.
+            let isStatic = pass.first!.walk == nil || pass.allSatisfy { $0.truthSource == .survey }
+            let pcrb = isStatic ? nil : judge.pcrb(walk: pass, observations: observations, posterior: posterior)
             let outcomes = estimators.map { est -> [EstimateOutcome] in
                 est.startDevice()
-                guard pass.first!.walk == nil else { return est.locate(track: observations) }
+                guard isStatic else { return est.locate(track: observations) }
                 return observations.map { o in est.startTrack(); return est.locate(o) }
             }
             for (k, e) in pass.enumerated() {

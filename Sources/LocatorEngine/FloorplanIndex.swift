@@ -14,8 +14,8 @@ package struct FloorplanIndex: Sendable {
     package let nx: Int, ny: Int
     /// [cell]: 1 where a walker can stand.
     let walkable: [UInt8]
-    /// [beacon][cell]: wall loss between the cell's centre and the beacon, dB.
-    let losses: [[Float]]
+    /// [beacon × cells + cell]: wall loss between the cell's centre and the beacon, dB.
+    let losses: [Float]
     /// Wall indices per cell of the coarse wall grid, and that grid's size.
     let wallCells: [[Int32]]
     let wallCell: Double
@@ -42,9 +42,7 @@ package struct FloorplanIndex: Sendable {
         walkable = walk
         walls = venue.walls
         hasWalls = !venue.walls.isEmpty
-        losses = venue.beaconPositions.map { b in
-            venue.walls.isEmpty ? [] : centres.map { Float(venue.walls.loss(from: b, to: $0)) }
-        }
+        losses = venue.walls.isEmpty ? [] : venue.beaconPositions.flatMap { b in centres.map { Float(venue.walls.loss(from: b, to: $0)) } }
         wallCell = max(2, max(bounds.width, bounds.height) / 64)
         wx = max(1, Int((bounds.width / wallCell).rounded(.up))); wy = max(1, Int((bounds.height / wallCell).rounded(.up)))
         var cells = [[Int32]](repeating: [], count: wx * wy)
@@ -70,7 +68,7 @@ package struct FloorplanIndex: Sendable {
     }
 
     /// Wall loss between beacon `b` and the cell `cell`, dB.
-    @inline(__always) package func loss(beacon b: Int, cell: Int) -> Double { hasWalls ? Double(losses[b][cell]) : 0 }
+    @inline(__always) package func loss(beacon b: Int, cell: Int) -> Double { hasWalls ? Double(losses[b * nx * ny + cell]) : 0 }
 
     /// True when the step p–q crosses a wall: tested against the walls of the coarse cells the step's box touches
     /// (long steps fall back to every wall).

@@ -153,30 +153,45 @@ package final class ParticleTracker {
     }
 
     /// Multiplies each weight by the scan's likelihood at the particle.
+    ///
+    /// Per beacon, with a = −r²/(2s²) and b = −r²/(2S²), S² = s² + s_o² (so b ≥ a), the mixture's log density is
+    /// b + ln((1 − ε)/s · e^(a − b) + ε/S) up to a constant: one exp and one log per term.
     private func weigh(_ o: Observation) {
         let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
         let sigma2 = venue.radio.sigma * venue.radio.sigma
         let correlated = venue.radio.correlationDistance != nil
         let eps = settings.outlierRate, model2 = settings.modelSigma * settings.modelSigma
         let wide2 = settings.outlierScale * settings.outlierScale
+        let m = o.beacons.count
         var best = -Double.infinity
-        for i in 0..<n {
-            guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
-            let cell = floorplan.cell(px[i], py[i])
-            var ll = 0.0
-            for b in o.beacons {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 * max(m, 1)) { buffer in
+            let t = buffer.baseAddress!
+            // Per heard beacon: position, height², reading minus P0, 1/(2s²), 1/(2S²), (1 − ε)/s, ε/S; and its index.
+            let bx = t, by = t + m, bz2 = t + 2 * m, z = t + 3 * m, ha = t + 4 * m, hb = t + 5 * m, ca = t + 6 * m, cb = t + 7 * m
+            for (j, b) in o.beacons.enumerated() {
                 let c = venue.beaconPositions[b.beacon], dz = venue.beaconHeightOffset[b.beacon]
-                let dx = px[i] - c.x, dy = py[i] - c.y
-                let d2 = max(dx * dx + dy * dy + dz * dz, 1e-4)
-                let mu = venue.beaconP0[b.beacon] + pd[i] - k * log(d2) - floorplan.loss(beacon: b.beacon, cell: cell)
-                let r = b.rssi - mu
-                let s2 = sigma2 / (correlated ? 1 : Double(max(b.count, 1))) + model2
-                let core = (1 - eps) * exp(-0.5 * r * r / s2) / s2.squareRoot()
-                let tail = eps * exp(-0.5 * r * r / (s2 + wide2)) / (s2 + wide2).squareRoot()
-                ll += log(core + tail + 1e-300)
+                bx[j] = c.x; by[j] = c.y; bz2[j] = dz * dz
+                z[j] = b.rssi - venue.beaconP0[b.beacon]
+                let s2 = sigma2 / (correlated ? 1 : Double(max(b.count, 1))) + model2, w2 = s2 + wide2
+                ha[j] = 0.5 / s2; hb[j] = 0.5 / w2
+                ca[j] = (1 - eps) / s2.squareRoot(); cb[j] = eps / w2.squareRoot()
             }
-            scratch[i] = ll
-            best = max(best, ll)
+            for i in 0..<n {
+                guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
+                let cell = floorplan.cell(px[i], py[i])
+                let x = px[i], y = py[i], delta = pd[i]
+                var ll = 0.0
+                for j in 0..<m {
+                    let dx = x - bx[j], dy = y - by[j]
+                    let d2 = max(dx * dx + dy * dy + bz2[j], 1e-4)
+                    let r = z[j] - delta + k * log(d2) + floorplan.loss(beacon: o.beacons[j].beacon, cell: cell)
+                    let r2 = r * r
+                    let a = -r2 * ha[j], b = -r2 * hb[j]
+                    ll += b + log(ca[j] * exp(a - b) + cb[j])
+                }
+                scratch[i] = ll
+                best = max(best, ll)
+            }
         }
         guard best.isFinite else { return }
         for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
