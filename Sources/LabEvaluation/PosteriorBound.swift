@@ -5,8 +5,8 @@ import LabStore
 
 /// The posterior Cramér–Rao bound of a walk (Tichavský, Muravchik & Nehorai, IEEE TSP 1998): the least mean
 /// squared position error any tracker can reach, epoch by epoch, given the readings each epoch received and the
-/// trackers' motion model (``KalmanTracker``'s constant velocity with white-noise acceleration q, the phone's
-/// offset δ a random walk). With linear Gaussian motion the recursion over the information matrix J of the
+/// trackers' ``MotionModel`` (constant velocity with white-noise acceleration q, the phone's offset δ a random
+/// walk). With linear Gaussian motion the recursion over the information matrix J of the
 /// state (x, y, vx, vy, δ) is
 ///
 ///     J_{k+1} = (Q_k + F_k J_k⁻¹ F_kᵀ)⁻¹ + E[J_Z(k+1)]
@@ -15,11 +15,12 @@ import LabStore
 /// kᵢ independent readings of beacon i, each carrying the per-reading information of the condition's noise) and
 /// bearings' about (x, y); the expectation is taken at the true trajectory. The bound of epoch k is the trace of
 /// the position block of J_k⁻¹. J₀ is the prior: the position spread over the venue (variance width²/12 and
-/// height²/12), the speed N(0, ``startSpeedSigma``²), and δ known (ideal condition) or N(0, σ_δ²) with σ_δ the
+/// height²/12), the speed N(0, ``MotionModel/startSpeedSigma``²), and δ known (ideal condition) or N(0, σ_δ²) with σ_δ the
 /// device-offset spread (field). Efficiency = RMSE / √(mean PCRB).
 public struct PosteriorBound: Sendable {
     public let bound: CramerRaoBound
-    package let settings: KalmanTracker.Settings
+    /// The trackers' motion model, which the bound is for.
+    public let motion: MotionModel
     /// σ of δ before the first scan, dB; nil when δ is known.
     public let offsetSigma: Double?
 
@@ -29,8 +30,8 @@ public struct PosteriorBound: Sendable {
 
     /// - Parameter offsetSigma: σ of δ before the first scan when `bound` does not know the offset, dB (default
     ///   ``defaultOffsetSigma``); with the offset known, δ is known.
-    package init(bound: CramerRaoBound, offsetSigma: Double? = nil, settings: KalmanTracker.Settings = KalmanTracker.Settings()) {
-        self.bound = bound; self.settings = settings
+    public init(bound: CramerRaoBound, offsetSigma: Double? = nil, motion: MotionModel = MotionModel()) {
+        self.bound = bound; self.motion = motion
         self.offsetSigma = bound.offset == .unknown ? max(offsetSigma ?? PosteriorBound.defaultOffsetSigma, 0.1) : nil
     }
 
@@ -47,7 +48,7 @@ public struct PosteriorBound: Sendable {
         let n = 5
         guard !epochs.isEmpty else { return [] }
         let b = bound.venue.bounds
-        let v = settings.startSpeedSigma * settings.startSpeedSigma
+        let v = motion.startSpeedSigma * motion.startSpeedSigma
         var prior = [Double](repeating: 0, count: n * n)
         prior[0] = 12 / max(b.width * b.width, 1e-6); prior[6] = 12 / max(b.height * b.height, 1e-6)
         prior[12] = 1 / v; prior[18] = 1 / v
@@ -68,12 +69,11 @@ public struct PosteriorBound: Sendable {
                 F[2] = dt; F[8] = dt
                 SmallMatrix.multiply(F, covariance, n: n, into: &temp)
                 SmallMatrix.multiplyTransposed(temp, F, n: n, into: &predicted)
-                let q = settings.acceleration
-                predicted[0] += q * dt * dt * dt / 3; predicted[6] += q * dt * dt * dt / 3
-                predicted[2] += q * dt * dt / 2; predicted[10] += q * dt * dt / 2
-                predicted[8] += q * dt * dt / 2; predicted[16] += q * dt * dt / 2
-                predicted[12] += q * dt; predicted[18] += q * dt
-                if !known { predicted[24] += settings.offsetDrift * dt }
+                let (pp, pv, vv, dd) = motion.processNoise(dt: dt)
+                predicted[0] += pp; predicted[6] += pp
+                predicted[2] += pv; predicted[10] += pv; predicted[8] += pv; predicted[16] += pv
+                predicted[12] += vv; predicted[18] += vv
+                if !known { predicted[24] += dd }
                 guard let information = SmallMatrix.inverse(predicted, n: n) else { out.append(.infinity); continue }
                 J = information
             }

@@ -197,6 +197,15 @@ public enum ResultFigures {
         }
         let ranked = board.overall.map { $0.estimator.rawValue }
         let shown = ranked.prefix(leaderboardMaximumEstimators)
+        // Bars tell estimators apart by colour alone: each keeps its own colour (as in every other figure) unless a
+        // better-ranked one shown has it already (past ten estimators the palette cycles), then takes the first free one.
+        var taken = Set<PlotColor>()
+        let colors = shown.map { name -> PlotColor in
+            let own = style(forEstimator: name).color
+            let c = taken.contains(own) ? (PlotColor.palette.first { !taken.contains($0) } ?? own) : own
+            taken.insert(c)
+            return c
+        }
         let series = shown.enumerated().map { i, name in
             BarFigure.Series(label: "\(i + 1). \(name)" + (board.winner?.rawValue == name ? " (winner)" : ""),
                              values: categories.map { c -> Double? in
@@ -205,7 +214,7 @@ public enum ResultFigures {
                                  guard v.allSatisfy({ $0?.isFinite ?? false }) else { return c.labels.count == 1 ? v[0] : nil }
                                  return v.compactMap { $0 }.reduce(0, +) / Double(v.count)
                              },
-                             color: style(forEstimator: name).color, shortLabel: name)
+                             color: colors[i], shortLabel: name)
         }
         // One far-off estimator must not flatten the rest: cut the axis at 1.5 × the 90th percentile.
         let values = series.flatMap { $0.values.compactMap(BarFigure.value) }.sorted()

@@ -5,8 +5,8 @@ import LabCore
 /// snapshot fixes), with a constant-velocity motion model and the phone's RSSI offset δ as a state
 /// (docs/tracking.md).
 ///
-/// State s = (x, y, vx, vy, δ). Between scans dt apart (white-noise acceleration of spectral density q; δ a slow
-/// random walk):
+/// State s = (x, y, vx, vy, δ). Between scans dt apart (``MotionModel``: white-noise acceleration of spectral
+/// density q; δ a slow random walk):
 ///
 ///     s⁻ = F s,   F = [[I₂, dt·I₂, 0], [0, I₂, 0], [0, 0, 1]]
 ///     P⁻ = F P Fᵀ + Q,   Q_pp = q·dt³/3·I₂,  Q_pv = q·dt²/2·I₂,  Q_vv = q·dt·I₂,  Q_δδ = q_δ·dt
@@ -23,19 +23,10 @@ import LabCore
 /// when the position's σ exceeds ``Settings/lostSigma`` or the gap between scans exceeds ``Settings/longestGap``.
 package final class KalmanTracker {
     public struct Settings: Sendable {
-        /// q, the spectral density of the walker's acceleration, m²/s³: over one second a speed changes by about
-        /// √q m/s (a walker stops, starts and turns).
-        public var acceleration = 0.5
-        /// δ's random walk, dB²/s (the phone turns in the hand).
-        public var offsetDrift = 0.01
-        /// σ of each velocity component when a track starts, m/s.
-        public var startSpeedSigma = 0.7
-        /// σ of δ when a phone's first track starts from one scan's fit, dB (one scan tells δ to about 2–3 dB).
-        public var startOffsetSigma = 3.0
+        /// How the walker and the phone's offset move between scans.
+        public var motion = MotionModel()
         /// Position σ (√ of the covariance's larger eigenvalue) beyond which the track is lost, m.
         public var lostSigma = 15.0
-        /// The longest gap between scans a prediction bridges, s; a longer one starts a new track.
-        public var longestGap = 30.0
         public init() {}
     }
 
@@ -99,7 +90,7 @@ package final class KalmanTracker {
         if let problem = o.problem(beaconCount: venue.beaconCount) { return record(.noFix(.invalidInput(problem)), dt: 0, continues: false) }
         var dt = venue.radio.scanWindow
         if let t = o.t, let last = time { dt = t - last }
-        if dt < 0 || dt > settings.longestGap { startTrack(); dt = venue.radio.scanWindow }
+        if dt < 0 || dt > settings.motion.longestGap { startTrack(); dt = venue.radio.scanWindow }
         if let t = o.t { time = t }
         guard isTracking else { return start(o, ranges: ranges, dt: dt) }
         let beforeState = s, beforeCovariance = P
@@ -122,14 +113,14 @@ package final class KalmanTracker {
 
     /// Starts a track from a snapshot fix of `o`.
     private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
-        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.offsetDrift * dt).squareRoot()) })
+        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.motion.offsetDrift * dt).squareRoot()) })
         let outcome = fit.locate(o, ranges: ranges)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
             return record(outcome.fix == nil ? outcome : .noFix(.solverFailed("the first fix has no covariance")), dt: dt, continues: false)
         }
-        let v = settings.startSpeedSigma * settings.startSpeedSigma
-        let offsetVariance = device.map { min($0.variance + settings.offsetDrift * dt, settings.startOffsetSigma * settings.startOffsetSigma) }
-            ?? settings.startOffsetSigma * settings.startOffsetSigma
+        let v = settings.motion.startSpeedSigma * settings.motion.startSpeedSigma
+        let offsetVariance = device.map { min($0.variance + settings.motion.offsetDrift * dt, settings.motion.startOffsetSigma * settings.motion.startOffsetSigma) }
+            ?? settings.motion.startOffsetSigma * settings.motion.startOffsetSigma
         s = [f.position.x, f.position.y, 0, 0, delta]
         P = [c.xx, c.xy, 0, 0, 0,
              c.xy, c.yy, 0, 0, 0,
@@ -146,12 +137,11 @@ package final class KalmanTracker {
         // F P Fᵀ for F = I + dt·E, E moving velocity into position: rows/columns 0,1 gain dt × rows/columns 2,3.
         for j in 0..<5 { P[0 * 5 + j] += dt * P[2 * 5 + j]; P[1 * 5 + j] += dt * P[3 * 5 + j] }
         for i in 0..<5 { P[i * 5 + 0] += dt * P[i * 5 + 2]; P[i * 5 + 1] += dt * P[i * 5 + 3] }
-        let q = settings.acceleration
-        let pp = q * dt * dt * dt / 3, pv = q * dt * dt / 2, vv = q * dt
+        let (pp, pv, vv, dd) = settings.motion.processNoise(dt: dt)
         P[0] += pp; P[6] += pp
         P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
         P[12] += vv; P[18] += vv
-        P[24] += settings.offsetDrift * dt
+        P[24] += dd
     }
 
     /// The update from one scan; false when the scan's fit failed (the prediction stands).

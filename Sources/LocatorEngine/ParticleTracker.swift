@@ -3,8 +3,8 @@ import LabCore
 
 /// Tracks a walker with particles that live on the floorplan (docs/tracking.md): each particle is a
 /// state (x, y, vx, vy, δ) — position, velocity and the phone's RSSI offset — and
-/// - **moves** by the trackers' constant-velocity model (white-noise acceleration q, exactly discretised over
-///   the time between scans; δ a slow random walk);
+/// - **moves** by the trackers' ``MotionModel`` (constant velocity, white-noise acceleration q, exactly
+///   discretised over the time between scans; δ a slow random walk);
 /// - **cannot cross a wall**: a particle whose step crosses one, or that leaves the walkable floor (the rooms),
 ///   is dropped (weight 0); doors are the gaps between walls, so particles go through them. Wall checks use a
 ///   uniform-grid spatial index of the walls (``FloorplanIndex``);
@@ -23,21 +23,13 @@ package final class ParticleTracker {
     package struct Settings: Sendable {
         /// How many particles.
         package var particles = 1000
-        /// q, m²/s³ (as ``KalmanTracker/Settings/acceleration``).
-        package var acceleration = 0.5
-        /// δ's random walk, dB²/s.
-        package var offsetDrift = 0.01
-        /// σ of each velocity component at a track's start, m/s.
-        package var startSpeedSigma = 0.7
-        /// σ of δ at a phone's first track, dB.
-        package var startOffsetSigma = 3.0
+        /// How the walker and the phone's offset move between scans (the ekf's).
+        package var motion = MotionModel()
         /// The model error σ_m added to each mean's variance, dB.
         package var modelSigma = 2.0
         /// Outlier rate ε and extra scale s_o (dB) of the likelihood's heavy tail.
         package var outlierRate = 0.05
         package var outlierScale = 10.0
-        /// The longest gap between scans a prediction bridges, s.
-        package var longestGap = 30.0
         package init() {}
     }
 
@@ -91,7 +83,7 @@ package final class ParticleTracker {
         if let problem = o.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         var dt = venue.radio.scanWindow
         if let t = o.t, let last = time { dt = t - last }
-        if dt < 0 || dt > settings.longestGap { startTrack(); dt = venue.radio.scanWindow }
+        if dt < 0 || dt > settings.motion.longestGap { startTrack(); dt = venue.radio.scanWindow }
         if let t = o.t { time = t }
         if isTracking {
             predict(dt: dt)
@@ -108,7 +100,7 @@ package final class ParticleTracker {
 
     /// Draws the particles around a snapshot fix; the reason when there is none.
     private func start(_ o: Observation, dt: Double) -> NoFixReason? {
-        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.offsetDrift * dt).squareRoot()) })
+        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.motion.offsetDrift * dt).squareRoot()) })
         let outcome = fit.locate(o)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
             if case .noFix(let r) = outcome { return r }
@@ -117,7 +109,7 @@ package final class ParticleTracker {
         // Widened: the snapshot's linearised covariance is optimistic, and the floor may cut part of it away.
         let widened = Covariance2(xx: 2 * c.xx + 1, xy: 2 * c.xy, yy: 2 * c.yy + 1)
         let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
-        let offsetSigma = device.map { min(($0.variance + settings.offsetDrift * dt).squareRoot(), settings.startOffsetSigma) } ?? settings.startOffsetSigma
+        let offsetSigma = device.map { min(($0.variance + settings.motion.offsetDrift * dt).squareRoot(), settings.motion.startOffsetSigma) } ?? settings.motion.startOffsetSigma
         let p = venue.bounds.clamp(f.position)
         for i in 0..<n {
             var x = p.x, y = p.y
@@ -127,7 +119,7 @@ package final class ParticleTracker {
                 if floorplan.isWalkable(cx, cy) { x = cx; y = cy; break }
             }
             px[i] = x; py[i] = y
-            pvx[i] = settings.startSpeedSigma * rng.gaussian(); pvy[i] = settings.startSpeedSigma * rng.gaussian()
+            pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             pd[i] = delta + offsetSigma * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
@@ -137,11 +129,12 @@ package final class ParticleTracker {
 
     /// Moves every particle by the motion model; a step through a wall or off the floor drops it.
     private func predict(dt: Double) {
-        let q = settings.acceleration
-        let l11 = (q * dt * dt * dt / 3).squareRoot()
-        let l21 = l11 > 0 ? q * dt * dt / 2 / l11 : 0
-        let l22 = max(q * dt - l21 * l21, 0).squareRoot()
-        let drift = (settings.offsetDrift * dt).squareRoot()
+        // Q's Cholesky factor per axis, so that (Δposition, Δvelocity) = L·(z₁, z₂) has covariance Q.
+        let (pp, pv, vv, dd) = settings.motion.processNoise(dt: dt)
+        let l11 = pp.squareRoot()
+        let l21 = l11 > 0 ? pv / l11 : 0
+        let l22 = max(vv - l21 * l21, 0).squareRoot()
+        let drift = dd.squareRoot()
         for i in 0..<n where pw[i] > 0 {
             let zx = rng.gaussian(), zy = rng.gaussian()
             let x = px[i] + pvx[i] * dt + l11 * zx, y = py[i] + pvy[i] * dt + l11 * zy

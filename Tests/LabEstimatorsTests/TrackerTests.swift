@@ -94,7 +94,7 @@ import LocatorEngine
         ekf.startDevice()
         for o in scans.prefix(10) { _ = ekf.locate(o) }
         #expect(try #require(ekf.locate(scans[10]).fix?.velocity).length > 0.5)
-        scans[11].t = 10 + KalmanTracker.Settings().longestGap + 1
+        scans[11].t = 10 + MotionModel().longestGap + 1
         #expect(try #require(ekf.locate(scans[11]).fix?.velocity) == Point(0, 0))
         var back = scans[5]; back.t = 3
         #expect(try #require(ekf.locate(back).fix?.velocity) == Point(0, 0))

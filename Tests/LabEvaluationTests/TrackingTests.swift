@@ -66,9 +66,9 @@ import LocatorEngine
         #expect(pcrb.count == 30)
         #expect(pcrb.allSatisfy { $0 <= snapshot * (1 + 1e-9) })
         #expect(abs(pcrb[29] - pcrb[28]) < 1e-3 * pcrb[29], "settled")
-        var still = KalmanTracker.Settings()
+        var still = MotionModel()
         still.acceleration = 1e-9
-        let static30 = PosteriorBound(bound: known, settings: still).bounds(walk: epochs).last!
+        let static30 = PosteriorBound(bound: known, motion: still).bounds(walk: epochs).last!
         // With a constant but unknown velocity the last position is the end of a straight-line fit over the scans:
         // variance σ²·(4N − 2)/(N(N + 1)) for N scans of variance σ² (the velocity's prior helps a little).
         let lineEnd = snapshot * (4 * 30 - 2) / (30 * 31)

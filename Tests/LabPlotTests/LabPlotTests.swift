@@ -228,6 +228,21 @@ import LabStore
         #expect(SeedText.describe(Array(stride(from: 1, to: 40, by: 3))) == "13 seeds")
     }
 
+    /// Bars are told apart by colour alone: when two shown estimators share a palette colour (past ten the palette
+    /// cycles: ekf and weighted-centroid), the lower-ranked one takes a free colour.
+    @Test func leaderboardBarsHaveDistinctColours() {
+        let kinds: [EstimatorKind] = [.ekf, .particleFilter, .offsetLearning, .weightedCentroid, .powerCentroid]
+        let stats = ErrorStatistics(errors: [1, 2, 3], attempts: 3)
+        let scores = kinds.map { ScenarioScore(scenario: "s", estimator: $0, stats: stats, roomHitRate: nil, exhibitHitRate: nil,
+                                               friezeHitRate: nil, crlbRMSE: nil, efficiency: nil) }
+        let overall = kinds.map { Leaderboard.Overall(estimator: $0, meanP75: 2.5, minAvailability: 1, meanRMSE: 2, eligible: true) }
+        let board = Leaderboard(scenarios: ["s"], seeds: [1], scores: scores, overall: overall, winner: .ekf, rule: "")
+        #expect(ResultFigures.style(forEstimator: "ekf").color == ResultFigures.style(forEstimator: "weighted-centroid").color)
+        let colours = ResultFigures.leaderboard(board).series.map(\.color)
+        #expect(Set(colours).count == kinds.count)
+        #expect(colours[0] == ResultFigures.style(forEstimator: "ekf").color, "the better-ranked keeps its own colour")
+    }
+
     @Test func everyRegisteredEstimatorHasItsOwnStyle() {
         let styles = EstimatorKind.allCases.map { ResultFigures.style(forEstimator: $0.rawValue) }
         #expect(styles.count == EstimatorRegistry.all.count)
