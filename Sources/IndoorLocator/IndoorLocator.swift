@@ -60,6 +60,9 @@ public final class IndoorLocator: @unchecked Sendable {
     private var ranged: [MeasuredRange] = []
     private var stream: [LocatorInput] = []
     private var newest = -Double.infinity
+    /// The tracker's last step from the stream: asking again within the same scan window gives it back rather than
+    /// counting the same measurements twice.
+    private var lastTracked: (windowTime: Double, outcome: LocationOutcome)?
 
     /// Creates a locator from beacon placements and a radio model.
     /// - Parameters:
@@ -153,6 +156,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         engine.startDevice(offset: (offset.decibels, max(offset.sigma, 1e-3)))
         tracker.startDevice(knownOffset: (offset.decibels, max(offset.sigma, 1e-3)))
+        lastTracked = nil
     }
 
     /// Another phone takes over (or the app wants to start afresh): forget the learned offset and the track.
@@ -160,6 +164,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         engine.startDevice()
         tracker.startDevice()
+        lastTracked = nil
     }
 
     /// The phone was carried elsewhere without the stream seeing it (the app was paused): end the track, keep what
@@ -167,6 +172,7 @@ public final class IndoorLocator: @unchecked Sendable {
     public func restartTrack() {
         lock.lock(); defer { lock.unlock() }
         tracker.startTrack()
+        lastTracked = nil
     }
 
     // MARK: - One scan
@@ -207,8 +213,9 @@ public final class IndoorLocator: @unchecked Sendable {
     /// Adds one heading to the stream.
     public func add(_ heading: CompassHeading) { add(.heading(heading)) }
 
-    /// The tracked position from the stream's measurements of the scan window ending at `time` (the track moves on
-    /// by one scan: ask once per window).
+    /// The tracked position from the stream's measurements of the scan window ending at `time`. The track moves on by
+    /// one scan per window: asking again less than a window later gives the same location back. One stream per
+    /// locator: ``currentLocation(at:)`` and ``locations(from:)`` step the same track.
     public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
         let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
@@ -221,6 +228,8 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         stream.removeAll(keepingCapacity: true)
         newest = -.infinity
+        tracker.startTrack()
+        lastTracked = nil
     }
 
     /// Turns a sequence of measurements into a stream of tracked outcomes, one per scan window (``PathLossModel/scanWindow``
@@ -345,6 +354,9 @@ public final class IndoorLocator: @unchecked Sendable {
             newestUsed = max(newestUsed, h.timestamp.timeIntervalSinceReferenceDate)
         }
         guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty else { return .unavailable(.noMeasurements, ignored: ignored) }
+        if tracked, let last = lastTracked, windowTime >= last.windowTime, windowTime < last.windowTime + pathLoss.scanWindow {
+            return last.outcome
+        }
         let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil)
         let snapshot = engine.locate(observation, ranges: ranged)
         let outcome = tracked ? tracker.step(observation, ranges: ranged) : snapshot
@@ -361,6 +373,7 @@ public final class IndoorLocator: @unchecked Sendable {
             if tracked {
                 location.velocity = f.velocity.map { Position(x: $0.x, y: $0.y) }
                 location.snapshot = snapshot.fix.map { Position(x: $0.position.x, y: $0.position.y) }
+                lastTracked = (windowTime, .located(location))
             }
             return .located(location)
         }

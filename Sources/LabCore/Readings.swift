@@ -66,7 +66,8 @@ public struct BeaconObservation: Sendable, Hashable {
 public struct Observation: Sendable, Hashable {
     public var beacons: [BeaconObservation]
     public var headings: [HeadingReading]
-    /// When the scan window was (its middle), seconds: what trackers predict across. Nil when not known.
+    /// When the scan window was, seconds (the tournament gives its middle, the library's stream its end; only
+    /// differences matter): what trackers predict across. Nil when not known.
     public var t: Double?
 
     /// Builds an observation as given (no merging); estimators check it with ``problem``.

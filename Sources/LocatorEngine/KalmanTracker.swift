@@ -19,8 +19,9 @@ import LabCore
 ///     K = P⁻_{s,u} (P⁻_uu)⁻¹,   s = s⁻ + K·(û − u⁻),   P = P⁻ − K·(P⁻_uu − C)·Kᵀ
 ///
 /// A track starts from a snapshot fix of the same fit without a prior (δ from what the phone's earlier tracks
-/// learned, when there were any), coasts on its prediction through scans that cannot update it, and is dropped
-/// when the position's σ exceeds ``Settings/lostSigma`` or the gap between scans exceeds ``Settings/longestGap``.
+/// learned, when there were any), coasts on its prediction through scans that cannot update it, and starts again
+/// from the scan at hand when the position's σ exceeds ``Settings/lostSigma`` or the gap between scans exceeds
+/// ``MotionModel/longestGap``.
 package final class KalmanTracker {
     public struct Settings: Sendable {
         /// How the walker and the phone's offset move between scans.
@@ -97,10 +98,11 @@ package final class KalmanTracker {
         predict(dt: dt)
         let predicted = s, predictedCovariance = P
         let updated = o.beacons.isEmpty && o.headings.isEmpty && ranges.isEmpty ? false : update(o, ranges: ranges)
-        if positionSigma > settings.lostSigma || !s.allSatisfy(\.isFinite) {
+        if !(positionSigma <= settings.lostSigma) || !s.allSatisfy(\.isFinite) || !P.allSatisfy(\.isFinite) {
+            // Lost: what the track knew about δ stays with the phone, and this scan starts a new track.
             s = beforeState; P = beforeCovariance
             startTrack()
-            return record(.noFix(.tooFewBeacons(heard: o.beacons.count, needed: 3)), dt: dt, continues: false)
+            return start(o, ranges: ranges, dt: dt)
         }
         var used = BeaconSet()
         if updated { for b in o.beacons { used.insert(b.beacon) }; for r in ranges { used.insert(r.beacon) } }
@@ -165,9 +167,6 @@ package final class KalmanTracker {
         let D = [cov.xx - c.xx, cov.xy - c.xy, cov.xd - c.xd,
                  cov.xy - c.xy, cov.yy - c.yy, cov.yd - c.yd,
                  cov.xd - c.xd, cov.yd - c.yd, cov.dd - c.dd]
-        for i in 0..<5 {
-            for k in 0..<3 { s[i] += K[i * 3 + k] * innovation[k] }
-        }
         // P −= K D Kᵀ
         for i in 0..<5 {
             var kd = (0.0, 0.0, 0.0)
@@ -176,12 +175,17 @@ package final class KalmanTracker {
             kd.2 = K[i * 3] * D[2] + K[i * 3 + 1] * D[5] + K[i * 3 + 2] * D[8]
             for j in 0..<5 { scratch[i * 5 + j] = kd.0 * K[j * 3] + kd.1 * K[j * 3 + 1] + kd.2 * K[j * 3 + 2] }
         }
-        for k in 0..<25 { P[k] -= scratch[k] }
-        SmallMatrix.symmetrise(&P, n: 5)
+        var updated = P
+        for k in 0..<25 { updated[k] -= scratch[k] }
+        SmallMatrix.symmetrise(&updated, n: 5)
+        // A covariance that lost positive variances (rounding in a nearly singular update) is not used: the
+        // prediction stands.
+        for i in 0..<5 where !(updated[i * 5 + i] > 0) || !updated[i * 5 + i].isFinite { return false }
+        P = updated
+        for i in 0..<5 { for k in 0..<3 { s[i] += K[i * 3 + k] * innovation[k] } }
         // The scan's own fit already holds the position in the venue; keep the state there too.
         let inside = venue.bounds.clamp(Point(s[0], s[1]))
         s[0] = inside.x; s[1] = inside.y
-        for i in 0..<5 where !(P[i * 5 + i] > 0) { return false }
         return true
     }
 

@@ -71,12 +71,19 @@ package final class ParticleTracker {
 
     /// The same phone moved arbitrarily: the track ends, δ's estimate is kept.
     package func startTrack() {
-        if isTracking {
-            var mean = 0.0, square = 0.0
-            for i in 0..<n { mean += pw[i] * pd[i]; square += pw[i] * pd[i] * pd[i] }
-            device = (mean, max(square - mean * mean, 0.01))
-        }
+        keepOffset()
         isTracking = false; time = nil
+    }
+
+    /// δ's weighted mean and variance over the particles, kept for the phone's next track (unchanged when no
+    /// particle has weight left: then the last kept estimate stands).
+    private func keepOffset() {
+        guard isTracking else { return }
+        var total = 0.0, mean = 0.0, square = 0.0
+        for i in 0..<n { total += pw[i]; mean += pw[i] * pd[i]; square += pw[i] * pd[i] * pd[i] }
+        guard total > 0, total.isFinite else { return }
+        mean /= total; square /= total
+        device = (mean, max(square - mean * mean, 0.01))
     }
 
     package func step(_ o: Observation) -> EstimateOutcome {
@@ -86,6 +93,7 @@ package final class ParticleTracker {
         if dt < 0 || dt > settings.motion.longestGap { startTrack(); dt = venue.radio.scanWindow }
         if let t = o.t { time = t }
         if isTracking {
+            keepOffset()   // before the particles move: if every one is dropped, δ's estimate survives
             predict(dt: dt)
             if !o.beacons.isEmpty { weigh(o) }
             if !normalise() { startTrack() }

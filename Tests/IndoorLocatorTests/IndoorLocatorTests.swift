@@ -111,6 +111,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(try #require(now.snapshot).distance(to: Position(x: 15, y: 10)) < 1e-5)
         #expect(now.position.distance(to: Position(x: 15, y: 10)) < 1e-5)
         #expect(now.timestamp == at(5.2))
+        // Asked again within the same window: the same location, the track not stepped twice on the same samples.
+        #expect(locator.currentLocation(at: at(5.25)).location?.position == now.position)
         // Nothing heard in the window ending at 3 s.
         #expect(locator.currentLocation(at: at(3)).unavailableReason == .noMeasurements)
         locator.reset()
