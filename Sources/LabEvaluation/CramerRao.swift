@@ -54,13 +54,7 @@ public struct CramerRaoBound: Sendable {
                 f += .rssi(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, scale: scale)
             }
         case .unknown:
-            var g = OffsetFisherInformation()
-            for (i, k) in beacons where k > 0 {
-                let c = venue.beaconPositions[i]
-                g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k,
-                          exponent: venue.radio.exponent, perReading: perReadingInformation)
-            }
-            f = g.positionWithUnknownOffset
+            f = offsetInformation(at: p, beacons: beacons).positionWithUnknownOffset
         }
         for (l, s) in bearings {
             let d = l.distance(to: p)
@@ -68,6 +62,18 @@ public struct CramerRaoBound: Sendable {
             f += .bearing(lineOfSight: u, distance: d, sigmaRadians: max(s, FisherInformation.minimumSigmaDB) * .pi / 180)
         }
         return f
+    }
+
+    /// The readings' information about (x, y, δ) at `p` (δ the phone's offset), each reading carrying
+    /// ``perReadingInformation``: what the unknown-offset bound and the posterior bound of walks build on.
+    public func offsetInformation(at p: Point, beacons: [(beacon: Int, readings: Double)]) -> OffsetFisherInformation {
+        var g = OffsetFisherInformation()
+        for (i, k) in beacons where k > 0 {
+            let c = venue.beaconPositions[i]
+            g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k,
+                      exponent: venue.radio.exponent, perReading: perReadingInformation)
+        }
+        return g
     }
 
     /// trace(F⁻¹) in m² at `p` for the given beacons (index, reading count) and bearing landmarks

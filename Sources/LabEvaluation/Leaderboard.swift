@@ -27,6 +27,12 @@ extension ScenarioScore {
 }
 
 extension Leaderboard {
+    /// The best eligible snapshot estimator (each fix from its own scan): the library's one-scan fix when a tracker
+    /// wins.
+    public var bestSnapshot: EstimatorKind? {
+        overall.first { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }?.estimator
+    }
+
     /// Availability an estimator needs in every scenario to be eligible to win.
     public static let availabilityThreshold = 0.9
     /// On a real protocol, a mean error beyond this many times the best baseline's is a collapse.

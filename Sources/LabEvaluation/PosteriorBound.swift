@@ -45,7 +45,7 @@ public struct PosteriorBound: Sendable {
     /// - Parameter epochs: the walk's epochs (truth, time) with the beacons each received (index, independent
     ///   readings) and its bearings (landmark, σθ in degrees).
     public func bounds(walk epochs: [(truth: Point, t: Double, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)])]) -> [Double] {
-        let n = 5
+        let n = MotionModel.stateCount
         guard !epochs.isEmpty else { return [] }
         let b = bound.venue.bounds
         let v = motion.startSpeedSigma * motion.startSpeedSigma
@@ -59,21 +59,11 @@ public struct PosteriorBound: Sendable {
         var J = prior
         var out: [Double] = []
         out.reserveCapacity(epochs.count)
-        var F = [Double](repeating: 0, count: n * n), temp = F, predicted = F
         for (k, e) in epochs.enumerated() {
             if k > 0 {
                 let dt = max(e.t - epochs[k - 1].t, 0)
-                guard let covariance = SmallMatrix.inverse(J, n: n) else { out.append(.infinity); continue }
-                for i in 0..<n * n { F[i] = 0 }
-                for i in 0..<n { F[i * n + i] = 1 }
-                F[2] = dt; F[8] = dt
-                SmallMatrix.multiply(F, covariance, n: n, into: &temp)
-                SmallMatrix.multiplyTransposed(temp, F, n: n, into: &predicted)
-                let (pp, pv, vv, dd) = motion.processNoise(dt: dt)
-                predicted[0] += pp; predicted[6] += pp
-                predicted[2] += pv; predicted[10] += pv; predicted[8] += pv; predicted[16] += pv
-                predicted[12] += vv; predicted[18] += vv
-                if !known { predicted[24] += dd }
+                guard var predicted = SmallMatrix.inverse(J, n: n) else { out.append(.infinity); continue }
+                motion.predict(covariance: &predicted, dt: dt, offsetMoves: !known)
                 guard let information = SmallMatrix.inverse(predicted, n: n) else { out.append(.infinity); continue }
                 J = information
             }
@@ -91,13 +81,7 @@ public struct PosteriorBound: Sendable {
 
     /// The information of one epoch's readings about (x, y, δ) and its bearings' about (x, y), at `p`.
     func measurementInformation(at p: Point, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)]) -> OffsetFisherInformation {
-        var g = OffsetFisherInformation()
-        let venue = bound.venue
-        for (i, k) in beacons where k > 0 {
-            let c = venue.beaconPositions[i]
-            g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, exponent: venue.radio.exponent,
-                      perReading: bound.perReadingInformation)
-        }
+        var g = bound.offsetInformation(at: p, beacons: beacons)
         g.position += bound.information(at: p, beacons: [], bearings: bearings)
         return g
     }

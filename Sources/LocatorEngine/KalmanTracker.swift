@@ -46,7 +46,7 @@ package final class KalmanTracker {
         package var reason: NoFixReason?
     }
 
-    package static let stateCount = 5
+    package static let stateCount = MotionModel.stateCount
     package let venue: Venue
     package var settings: Settings
     /// The scans' fit: snapshot fixes that start tracks, and the updates.
@@ -135,15 +135,8 @@ package final class KalmanTracker {
 
     /// s⁻ = F s, P⁻ = F P Fᵀ + Q.
     private func predict(dt: Double) {
-        s[0] += dt * s[2]; s[1] += dt * s[3]
-        // F P Fᵀ for F = I + dt·E, E moving velocity into position: rows/columns 0,1 gain dt × rows/columns 2,3.
-        for j in 0..<5 { P[0 * 5 + j] += dt * P[2 * 5 + j]; P[1 * 5 + j] += dt * P[3 * 5 + j] }
-        for i in 0..<5 { P[i * 5 + 0] += dt * P[i * 5 + 2]; P[i * 5 + 1] += dt * P[i * 5 + 3] }
-        let (pp, pv, vv, dd) = settings.motion.processNoise(dt: dt)
-        P[0] += pp; P[6] += pp
-        P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
-        P[12] += vv; P[18] += vv
-        P[24] += dd
+        settings.motion.predict(state: &s, dt: dt)
+        settings.motion.predict(covariance: &P, dt: dt)
     }
 
     /// The update from one scan; false when the scan's fit failed (the prediction stands).
@@ -221,7 +214,6 @@ package final class KalmanTracker {
         var out: [EstimateOutcome] = steps.map { $0.fix.map(EstimateOutcome.fix) ?? .noFix($0.reason ?? .solverFailed("no fix")) }
         guard steps.count > 1 else { return out }
         var smoothed = steps.last!.filtered, smoothedCovariance = steps.last!.filteredCovariance
-        var F = [Double](repeating: 0, count: n * n)
         var temp = [Double](repeating: 0, count: n * n), G = temp, diff = temp, temp2 = temp
         for k in stride(from: steps.count - 2, through: 0, by: -1) {
             let next = steps[k + 1], here = steps[k]
@@ -230,9 +222,7 @@ package final class KalmanTracker {
                 smoothed = here.filtered; smoothedCovariance = here.filteredCovariance
                 continue
             }
-            for i in 0..<n * n { F[i] = 0 }
-            for i in 0..<n { F[i * n + i] = 1 }
-            F[0 * n + 2] = next.dt; F[1 * n + 3] = next.dt
+            let F = MotionModel.transition(dt: next.dt)
             // G = P_k Fᵀ (P⁻)⁻¹
             SmallMatrix.multiplyTransposed(here.filteredCovariance, F, n: n, into: &temp)
             SmallMatrix.multiply(temp, predictedInverse, n: n, into: &G)

@@ -26,3 +26,34 @@ public struct MotionModel: Sendable, Hashable {
         return (q * dt * dt * dt / 3, q * dt * dt / 2, q * dt, offsetDrift * dt)
     }
 }
+
+extension MotionModel {
+    /// The number of states the model moves: (x, y, vx, vy, δ).
+    public static let stateCount = 5
+
+    /// F over `dt`, row-major 5×5: the identity with dt moving each velocity into its position.
+    public static func transition(dt: Double) -> [Double] {
+        var F = [Double](repeating: 0, count: 25)
+        for i in 0..<5 { F[i * 5 + i] = 1 }
+        F[0 * 5 + 2] = dt; F[1 * 5 + 3] = dt
+        return F
+    }
+
+    /// s ← F s over `dt`.
+    @inline(__always) public func predict(state s: inout [Double], dt: Double) {
+        s[0] += dt * s[2]; s[1] += dt * s[3]
+    }
+
+    /// P ← F P Fᵀ + Q over `dt`, in place (row-major 5×5); δ's variance grows only when `offsetMoves` (a known δ
+    /// stays as it is).
+    public func predict(covariance P: inout [Double], dt: Double, offsetMoves: Bool = true) {
+        // F = I + dt·E, E moving velocity into position: rows, then columns 0 and 1 gain dt × rows/columns 2 and 3.
+        for j in 0..<5 { P[0 * 5 + j] += dt * P[2 * 5 + j]; P[1 * 5 + j] += dt * P[3 * 5 + j] }
+        for i in 0..<5 { P[i * 5 + 0] += dt * P[i * 5 + 2]; P[i * 5 + 1] += dt * P[i * 5 + 3] }
+        let (pp, pv, vv, dd) = processNoise(dt: dt)
+        P[0] += pp; P[6] += pp
+        P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
+        P[12] += vv; P[18] += vv
+        if offsetMoves { P[24] += dd }
+    }
+}

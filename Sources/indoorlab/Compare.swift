@@ -10,7 +10,7 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
         discussion: """
-        Epochs come from each scenario's walks and from static test points on a grid over its rooms.
+        Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs, the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
 
         Winner rule: \(Leaderboard.ruleText).
 
@@ -176,9 +176,8 @@ enum LeaderboardTable {
         }
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
-        if let w = b.winner, w.inputs.uses.contains(.motion),
-           let snapshot = b.overall.first(where: { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }) {
-            out += "best snapshot estimator (each fix from its own scan; the library's one-scan fix): \(snapshot.estimator.rawValue)\n"
+        if let w = b.winner, w.inputs.uses.contains(.motion), let snapshot = b.bestSnapshot {
+            out += "best snapshot estimator (each fix from its own scan; the library's one-scan fix): \(snapshot.rawValue)\n"
         }
         out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
         return out
