@@ -24,6 +24,30 @@ public struct HeadingReading: Sendable, Hashable, Codable {
     }
 }
 
+/// One step from the phone's step detector (pedestrian dead reckoning): how far and which way.
+public struct StepReading: Sendable, Hashable, Codable {
+    /// When the step ended, seconds.
+    public var t: Double
+    /// Step length, metres.
+    public var length: Double
+    /// Direction of the step, degrees clockwise from north (the compass's, with its bias).
+    public var heading: Double
+    /// Standard deviation of the length, metres.
+    public var lengthAccuracy: Double
+    /// Standard deviation of the heading, degrees.
+    public var headingAccuracy: Double
+    public init(t: Double, length: Double, heading: Double, lengthAccuracy: Double, headingAccuracy: Double) {
+        self.t = t; self.length = length; self.heading = heading
+        self.lengthAccuracy = lengthAccuracy; self.headingAccuracy = headingAccuracy
+    }
+
+    /// Whether every field is a usable number (length and accuracies ≥ 0, heading in [0, 360)).
+    public var isValid: Bool {
+        t.isFinite && length.isFinite && length >= 0 && heading.isFinite && heading >= 0 && heading < 360
+            && lengthAccuracy.isFinite && lengthAccuracy >= 0 && headingAccuracy.isFinite && headingAccuracy >= 0
+    }
+}
+
 /// How a ground-truth position was obtained.
 public enum TruthSource: String, Sendable, Hashable, Codable, CaseIterable {
     case simulated, checkpoint = "qr-checkpoint", survey, annotated
@@ -44,11 +68,15 @@ public struct Epoch: Sendable, Hashable, Codable {
     public var headings: [HeadingReading]
     /// Checkpoint index of a QR code scanned during this window.
     public var checkpoint: Int?
+    /// Steps the phone's step detector reported since the previous epoch (pedestrian dead reckoning); nil when
+    /// the phone has no step detector (empty: it has one, and the walker stood still).
+    public var steps: [StepReading]?
 
     public init(walk: String?, index: Int, t: Double, truth: Point, truthSource: TruthSource = .simulated, room: Int?,
-                readings: [RSSIReading], headings: [HeadingReading] = [], checkpoint: Int? = nil) {
+                readings: [RSSIReading], headings: [HeadingReading] = [], checkpoint: Int? = nil, steps: [StepReading]? = nil) {
         self.walk = walk; self.index = index; self.t = t; self.truth = truth; self.truthSource = truthSource
         self.room = room; self.readings = readings; self.headings = headings; self.checkpoint = checkpoint
+        self.steps = steps
     }
 }
 
@@ -69,17 +97,23 @@ public struct Observation: Sendable, Hashable {
     /// When the scan window was, seconds (the tournament gives its middle, the library's stream its end; only
     /// differences matter): what trackers predict across. Nil when not known.
     public var t: Double?
+    /// Steps reported since the previous observation (pedestrian dead reckoning), oldest first; nil when the
+    /// phone has no step detector, empty when it has one and no step was taken. Trackers that take them move
+    /// by them instead of by the motion model alone.
+    public var steps: [StepReading]?
 
     /// Builds an observation as given (no merging); estimators check it with ``problem``.
-    public init(beacons: [BeaconObservation], headings: [HeadingReading] = [], t: Double? = nil) {
+    public init(beacons: [BeaconObservation], headings: [HeadingReading] = [], t: Double? = nil, steps: [StepReading]? = nil) {
         self.beacons = beacons.sorted { $0.rssi > $1.rssi || ($0.rssi == $1.rssi && $0.beacon < $1.beacon) }
         self.headings = headings
         self.t = t
+        self.steps = steps
     }
 
     /// Averages raw readings per beacon (in dBm, the maximum-likelihood statistic under log-normal
     /// shadowing); readings that are not finite are dropped.
-    public init(readings: [RSSIReading], headings: [HeadingReading] = [], beaconCount: Int, t: Double? = nil) {
+    public init(readings: [RSSIReading], headings: [HeadingReading] = [], beaconCount: Int, t: Double? = nil,
+                steps: [StepReading]? = nil) {
         var sums = [Double](repeating: 0, count: beaconCount)
         var counts = [Int](repeating: 0, count: beaconCount)
         for r in readings where r.rssi.isFinite && r.beacon >= 0 && r.beacon < beaconCount {
@@ -91,7 +125,7 @@ public struct Observation: Sendable, Hashable {
         for i in 0..<beaconCount where counts[i] > 0 {
             obs.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
         }
-        self.init(beacons: obs, headings: headings, t: t)
+        self.init(beacons: obs, headings: headings, t: t, steps: steps)
     }
 
     /// Why this observation cannot be used as it is (NaN, unknown or repeated beacons), or nil when it is fine.
@@ -114,6 +148,9 @@ public struct Observation: Sendable, Hashable {
         if let t, !t.isFinite { return "the scan's time is not a finite number" }
         for h in headings where !h.heading.isFinite || !h.accuracy.isFinite || h.accuracy < 0 {
             return "a heading or its accuracy is not a finite number (accuracy must be ≥ 0)"
+        }
+        for s in steps ?? [] where !s.isValid {
+            return "a step is not valid (length and accuracies must be finite and ≥ 0, heading in [0, 360))"
         }
         return nil
     }

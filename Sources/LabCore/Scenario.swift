@@ -18,17 +18,19 @@ public struct Scenario: Sendable, Hashable {
     public var checkpoints: [Checkpoint]
     public var walks: [Walk]
     public var compass: CompassModel
+    /// The phone's pedestrian dead-reckoning sensors (step detector and compass per step) on walks; nil = none.
+    public var pdr: PDRModel?
     /// Spacing of the static test grid the tournament lays over the rooms, metres.
     public var testGridSpacing: Double
 
     public init(name: String, description: String = "", bounds: Rect, materials: [String: Double] = Scenario.defaultMaterials,
                 rooms: [Room] = [], walls: [Wall] = [], radio: RadioModel = RadioModel(), beacons: [Beacon],
                 landmarks: [Landmark] = [], checkpoints: [Checkpoint] = [], walks: [Walk] = [],
-                compass: CompassModel = CompassModel(), testGridSpacing: Double = 2) {
+                compass: CompassModel = CompassModel(), pdr: PDRModel? = nil, testGridSpacing: Double = 2) {
         self.name = name; self.description = description; self.bounds = bounds; self.materials = materials
         self.rooms = rooms; self.walls = walls; self.radio = radio; self.beacons = beacons
         self.landmarks = landmarks; self.checkpoints = checkpoints; self.walks = walks; self.compass = compass
-        self.testGridSpacing = testGridSpacing
+        self.pdr = pdr; self.testGridSpacing = testGridSpacing
     }
 
     /// Typical single-wall losses at 2.4 GHz, dB.
@@ -224,15 +226,66 @@ public struct Checkpoint: Sendable, Hashable {
 public struct Walk: Sendable, Hashable {
     public var name: String
     public var waypoints: [Point]
-    /// Walking speed, metres per second.
+    /// Mean walking speed, metres per second.
     public var speed: Double
+    /// Standard deviation of the walking speed about `speed`, m/s: an Ornstein–Uhlenbeck process with
+    /// ``speedCorrelationTime`` (0 = constant speed).
+    public var speedSigma: Double
+    /// The walker starts turning this far before a waypoint where it does not stop, and ends this far after it, on a
+    /// parabolic arc tangent to both legs (at most half of either leg), metres; 0 = sharp corners.
+    public var turnDistance: Double
     public var looks: [LookEvent]
-    public init(name: String, waypoints: [Point], speed: Double = 1.0, looks: [LookEvent] = []) {
-        self.name = name; self.waypoints = waypoints; self.speed = speed; self.looks = looks
+    /// Stops at waypoints (exhibits, checkpoints).
+    public var pauses: [Pause]
+    public init(name: String, waypoints: [Point], speed: Double = 1.0, speedSigma: Double = 0, turnDistance: Double = 0,
+                looks: [LookEvent] = [], pauses: [Pause] = []) {
+        self.name = name; self.waypoints = waypoints; self.speed = speed; self.speedSigma = speedSigma
+        self.turnDistance = turnDistance; self.looks = looks; self.pauses = pauses
     }
+
+    /// How long a walker's speed stays above or below its mean, seconds (the speed process's correlation time).
+    public static let speedCorrelationTime = 10.0
+    /// The speed process is kept within [speed × (1 − this), speed × (1 + this)].
+    public static let speedExcursion = 0.5
 
     public var length: Double {
         zip(waypoints, waypoints.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
+    }
+
+    /// Whether the walker stops at waypoint `j` (a look or a pause): its corner stays sharp.
+    public func stops(at j: Int) -> Bool {
+        looks.contains { $0.waypoint == j } || pauses.contains { $0.waypoint == j }
+    }
+}
+
+/// The walker stands at waypoint `waypoint` for `seconds` (scanning all the while) before walking on.
+public struct Pause: Sendable, Hashable {
+    public var waypoint: Int
+    public var seconds: Double
+    public init(waypoint: Int, seconds: Double) { self.waypoint = waypoint; self.seconds = seconds }
+}
+
+/// The phone's pedestrian dead reckoning: a step detector that reports each step with a length and a
+/// compass heading. Step length = true length × (1 + scale) + N(0, lengthSigma²), the scale drawn once per
+/// walk; heading = true direction + bias(t) + N(0, headingSigma²), the bias drawn once per walk and drifting
+/// as a random walk.
+public struct PDRModel: Sendable, Hashable {
+    /// Steps per second while walking (the true step length is speed / cadence).
+    public var cadence: Double
+    /// Standard deviation of each step's length error, metres.
+    public var lengthSigma: Double
+    /// Standard deviation of the per-walk step-length scale error (a fraction: 0.05 = 5%).
+    public var scaleSigma: Double
+    /// Standard deviation of each step's heading error, degrees.
+    public var headingSigma: Double
+    /// Standard deviation of the heading bias at the start of a walk, degrees.
+    public var biasSigma: Double
+    /// Random-walk drift of the heading bias, degrees per √second.
+    public var biasDrift: Double
+    public init(cadence: Double = 1.8, lengthSigma: Double = 0.05, scaleSigma: Double = 0.05, headingSigma: Double = 8,
+                biasSigma: Double = 10, biasDrift: Double = 0.3) {
+        self.cadence = cadence; self.lengthSigma = lengthSigma; self.scaleSigma = scaleSigma
+        self.headingSigma = headingSigma; self.biasSigma = biasSigma; self.biasDrift = biasDrift
     }
 }
 

@@ -21,6 +21,12 @@ public enum WorkBudget {
     public static let maximumAdvertisementsPerWindow = 10_000
     /// Static test points in one grid pass.
     public static let maximumTestPoints = 200_000
+    /// Pauses from a moment to a day.
+    public static let pauseRange = 0.001...86_400.0
+    /// Step cadences from a shuffle to a sprint, steps per second.
+    public static let cadenceRange = 0.5...4.0
+    /// Steps the pedometer reports in one walk.
+    public static let maximumStepsPerWalk = 1_000_000
     /// Scan windows in one walk.
     public static let maximumWindowsPerWalk = 1_000_000
     /// Readings simulated in one walk or one grid pass (windows × advertisements × beacons): about 32 bytes
@@ -90,17 +96,32 @@ public enum WorkBudget {
         }
 
         for (i, walk) in s.walks.enumerated() {
+            for (j, pause) in walk.pauses.enumerated() where !pauseRange.contains(pause.seconds) {
+                add([.key("walks"), .index(i), .key("pauses"), .index(j), .key("seconds")], "expected \(number(pauseRange.lowerBound))–\(number(pauseRange.upperBound)) s, found \(number(pause.seconds))")
+            }
             if !speedRange.contains(walk.speed) {
                 add([.key("walks"), .index(i), .key("speed")], "expected \(number(speedRange.lowerBound))–\(number(speedRange.upperBound)) m/s, found \(number(walk.speed))")
-            } else if scanWindowRange.contains(window) {
-                // One window per step of speed × window along the path, one per look, one at the last waypoint.
-                let windows = (walk.length / (walk.speed * window)).rounded(.up) + Double(walk.looks.count + 2)
+            } else if scanWindowRange.contains(window) && walk.pauses.allSatisfy({ pauseRange.contains($0.seconds) }) {
+                // One window per advance of speed × window along the path (at the slowest speed the walk can
+                // reach), one per look, one per window of each pause, one at the last waypoint.
+                let slowest = walk.speed * (walk.speedSigma > 0 ? 1 - Walk.speedExcursion : 1)
+                let paused = walk.pauses.reduce(0.0) { $0 + ($1.seconds / window).rounded(.up) }
+                let windows = (walk.length / (slowest * window)).rounded(.up) + Double(walk.looks.count + 2) + paused
                 if windows > Double(maximumWindowsPerWalk) {
-                    add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(number(walk.length)) m at \(number(walk.speed)) m/s) is \(number(windows)) scan windows; the budget is \(maximumWindowsPerWalk)")
+                    let pace = "\(number(walk.length)) m at \(number(slowest)) m/s\(walk.speedSigma > 0 ? " or faster" : "")\(paused > 0 ? ", \(number(paused)) windows of pauses" : "")"
+                    add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(pace)) is \(number(windows)) scan windows; the budget is \(maximumWindowsPerWalk)")
                 } else if windows * perWindow * beacons > Double(maximumReadingsPerPass) {
                     add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(windows * perWindow * beacons)) readings (\(number(windows)) windows × \(number(perWindow)) advertisements × \(s.beacons.count) beacons); the budget is \(maximumReadingsPerPass)")
+                } else if let pdr = s.pdr, cadenceRange.contains(pdr.cadence) {
+                    let steps = (walk.length * pdr.cadence / slowest).rounded(.up)
+                    if steps > Double(maximumStepsPerWalk) {
+                        add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(steps)) steps at \(number(pdr.cadence)) steps/s; the budget is \(maximumStepsPerWalk)")
+                    }
                 }
             }
+        }
+        if let pdr = s.pdr, !cadenceRange.contains(pdr.cadence) {
+            add([.key("pdr"), .key("cadence")], "expected \(number(cadenceRange.lowerBound))–\(number(cadenceRange.upperBound)) steps per second, found \(number(pdr.cadence))")
         }
         return out
     }

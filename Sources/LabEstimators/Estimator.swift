@@ -58,6 +58,8 @@ public struct EstimatorInputs: Sendable, Hashable {
         public static let survey = Sources(rawValue: 8)
         /// The scans' order and times along a walk: trackers, which carry the walker from scan to scan.
         public static let motion = Sources(rawValue: 16)
+        /// The phone's step detector (pedestrian dead reckoning): steps with their lengths and headings.
+        public static let steps = Sources(rawValue: 32)
     }
 
     /// What it reads.
@@ -76,7 +78,7 @@ public struct EstimatorInputs: Sendable, Hashable {
 
     /// "rssi, headings, walls" (for help text and tables).
     public var names: [String] {
-        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls"), (.survey, "survey"), (.motion, "motion")].filter { uses.contains($0.0) }.map(\.1)
+        [(Sources.rssi, "rssi"), (.headings, "headings"), (.walls, "walls"), (.survey, "survey"), (.motion, "motion"), (.steps, "steps")].filter { uses.contains($0.0) }.map(\.1)
     }
 }
 

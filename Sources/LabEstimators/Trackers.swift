@@ -41,11 +41,11 @@ extension EstimatorKind {
 
 /// ``ParticleTracker``: particles on the floorplan (walls block them, doors let them through) weighed by each
 /// scan's likelihood with the walls' losses, the phone's offset in every particle; 1,000 particles, systematic
-/// resampling, seeded from the venue's seed.
+/// resampling, seeded from the venue's seed; moved by the phone's steps when it has a step detector.
 public final class ParticleEstimator: PositionEstimator {
     public static let name = "particle-filter"
-    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), likelihood with wall losses, the phone's offset per particle"
-    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion], minimumBeacons: 3)
+    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), likelihood with wall losses, the phone's offset per particle, moved by the phone's steps when it reports them"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3)
     let tracker: ParticleTracker
     public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }

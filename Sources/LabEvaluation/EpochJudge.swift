@@ -12,7 +12,7 @@ public struct EpochJudge: Sendable {
 
     /// The observation an estimator gets for an epoch (mean RSSI per beacon, headings).
     public func observation(for e: Epoch) -> Observation {
-        Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t)
+        Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
     }
 
     /// The bound for what was actually received in this epoch (beacons heard, their reading counts,
@@ -38,7 +38,7 @@ public struct EpochJudge: Sendable {
         posterior.bounds(walk: zip(epochs, observations).map { e, o in
             let r = received(o)
             return (e.truth, e.t, r.beacons, r.bearings)
-        })
+        }, steps: observations.contains { $0.steps != nil } ? observations.map(\.steps) : nil)
     }
 
     public func judge(_ outcome: EstimateOutcome, epoch e: Epoch, observation o: Observation, crlb: Double,

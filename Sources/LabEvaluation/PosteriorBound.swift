@@ -16,7 +16,8 @@ import LabStore
 /// bearings' about (x, y); the expectation is taken at the true trajectory. The bound of epoch k is the trace of
 /// the position block of J_k⁻¹. J₀ is the prior: the position spread over the venue (variance width²/12 and
 /// height²/12), the speed N(0, ``MotionModel/startSpeedSigma``²), and δ known (ideal condition) or N(0, σ_δ²) with σ_δ the
-/// device-offset spread (field). Efficiency = RMSE / √(mean PCRB).
+/// device-offset spread (field). When the phone reports steps, the walker moves by them instead of by constant
+/// velocity (the step model's noise as Q). Efficiency = RMSE / √(mean PCRB).
 public struct PosteriorBound: Sendable {
     public let bound: CramerRaoBound
     /// The trackers' motion model, which the bound is for.
@@ -42,9 +43,15 @@ public struct PosteriorBound: Sendable {
     }
 
     /// The bound on the squared position error at each epoch of one walk, m², in order.
-    /// - Parameter epochs: the walk's epochs (truth, time) with the beacons each received (index, independent
-    ///   readings) and its bearings (landmark, σθ in degrees).
-    public func bounds(walk epochs: [(truth: Point, t: Double, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)])]) -> [Double] {
+    /// - Parameters:
+    ///   - epochs: the walk's epochs (truth, time) with the beacons each received (index, independent readings)
+    ///     and its bearings (landmark, σθ in degrees).
+    ///   - steps: per epoch, the steps the phone reported since the previous one, when it has a step detector:
+    ///     then the walker moves by the step model (``MotionModel/predict(covariance:steps:dt:offsetMoves:)``,
+    ///     with the compass bias and the length scale known: a bound for a tracker told them, so also one for
+    ///     trackers that must estimate them).
+    public func bounds(walk epochs: [(truth: Point, t: Double, beacons: [(beacon: Int, readings: Double)], bearings: [(landmark: Point, sigmaDegrees: Double)])],
+                       steps: [[StepReading]?]? = nil) -> [Double] {
         let n = MotionModel.stateCount
         guard !epochs.isEmpty else { return [] }
         let b = bound.venue.bounds
@@ -63,7 +70,11 @@ public struct PosteriorBound: Sendable {
             if k > 0 {
                 let dt = max(e.t - epochs[k - 1].t, 0)
                 guard var predicted = SmallMatrix.inverse(J, n: n) else { out.append(.infinity); continue }
-                motion.predict(covariance: &predicted, dt: dt, offsetMoves: !known)
+                if let reported = steps?[k] {
+                    motion.predict(covariance: &predicted, steps: reported, dt: dt, offsetMoves: !known)
+                } else {
+                    motion.predict(covariance: &predicted, dt: dt, offsetMoves: !known)
+                }
                 guard let information = SmallMatrix.inverse(predicted, n: n) else { out.append(.infinity); continue }
                 J = information
             }

@@ -74,7 +74,7 @@ public enum ScenarioLoader {
     }
 
     static let topKeys = ["name", "description", "bounds", "materials", "radio", "rooms", "walls", "beacons",
-                          "landmarks", "checkpoints", "walks", "compass", "test_grid"]
+                          "landmarks", "checkpoints", "walks", "compass", "pdr", "test_grid"]
 
     // MARK: - Reading (types and shapes)
 
@@ -114,12 +114,13 @@ public enum ScenarioLoader {
             if let v = c.optional("bias")?.double() { compass.bias = v }
             if let v = c.optional("bias_sigma")?.nonNegative() { compass.biasSigma = v }
         }
+        let pdr = top.optional("pdr").flatMap(readPDR)
         let grid = top.optional("test_grid")?.positive() ?? 2
 
         guard let name, let bounds else { return nil }
         return Scenario(name: name, description: description, bounds: bounds, materials: materials, rooms: rooms,
                         walls: walls, radio: radio, beacons: beacons, landmarks: landmarks, checkpoints: checkpoints,
-                        walks: walks, compass: compass, testGridSpacing: grid)
+                        walks: walks, compass: compass, pdr: pdr, testGridSpacing: grid)
     }
 
     static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
@@ -251,10 +252,12 @@ public enum ScenarioLoader {
     }
 
     private static func readWalk(_ f: YAMLField) -> Walk? {
-        guard let m = f.mapping(allowed: ["name", "waypoints", "speed", "looks"]) else { return nil }
+        guard let m = f.mapping(allowed: ["name", "waypoints", "speed", "speed_sigma", "turn_distance", "looks", "pauses"]) else { return nil }
         let name = m.required("name")?.string()
         let points = m.required("waypoints")?.sequence()?.map { $0.point() }
         let speed = m.optional("speed")?.positive() ?? 1.0
+        let speedSigma = m.optional("speed_sigma")?.atMost(speed, "the walk's speed") ?? 0
+        let turnDistance = m.optional("turn_distance")?.atMost(WorkBudget.maximumExtent, "the largest venue side") ?? 0
         let looks = m.optional("looks")?.sequence()?.compactMap { l -> LookEvent? in
             guard let lm = l.mapping(allowed: ["at", "friezes", "identified"]) else { return nil }
             let at = lm.required("at")?.int()
@@ -263,8 +266,28 @@ public enum ScenarioLoader {
             guard let at, let friezes, !friezes.contains(where: { $0 == nil }) else { return nil }
             return LookEvent(waypoint: at, friezes: friezes.compactMap { $0 }, identified: identified)
         } ?? []
+        let pauses = m.optional("pauses")?.sequence()?.compactMap { p -> Pause? in
+            guard let pm = p.mapping(allowed: ["at", "seconds"]) else { return nil }
+            guard let at = pm.required("at")?.int(), let seconds = pm.required("seconds")?.positive() else { return nil }
+            return Pause(waypoint: at, seconds: seconds)
+        } ?? []
         guard let name, let points, !points.contains(where: { $0 == nil }) else { return nil }
-        return Walk(name: name, waypoints: points.compactMap { $0 }, speed: speed, looks: looks)
+        return Walk(name: name, waypoints: points.compactMap { $0 }, speed: speed, speedSigma: speedSigma,
+                    turnDistance: turnDistance, looks: looks, pauses: pauses)
+    }
+
+    static let pdrKeys = ["cadence", "length_sigma", "scale_sigma", "heading_sigma", "bias_sigma", "bias_drift"]
+
+    private static func readPDR(_ f: YAMLField) -> PDRModel? {
+        guard let m = f.mapping(allowed: pdrKeys) else { return nil }
+        var pdr = PDRModel()
+        if let v = m.optional("cadence")?.positive() { pdr.cadence = v }   // its range is WorkBudget's: it sizes work
+        if let v = m.optional("length_sigma")?.atMost(1, "1 m per step") { pdr.lengthSigma = v }
+        if let v = m.optional("scale_sigma")?.atMost(0.5, "a 50% scale error") { pdr.scaleSigma = v }
+        if let v = m.optional("heading_sigma")?.atMost(180, "180°") { pdr.headingSigma = v }
+        if let v = m.optional("bias_sigma")?.atMost(180, "180°") { pdr.biasSigma = v }
+        if let v = m.optional("bias_drift")?.atMost(10, "10° per √s") { pdr.biasDrift = v }
+        return pdr
     }
 
     // MARK: - Validation (meaning and consistency)
@@ -346,6 +369,9 @@ public enum ScenarioLoader {
             for (j, p) in w.waypoints.enumerated() where !s.bounds.contains(p) {
                 report(["walks", i, "waypoints", j], "walks[\(i)].waypoints[\(j)]", "waypoint \(p) lies outside the bounds \(boundsText(s.bounds))")
             }
+            for (j, pause) in w.pauses.enumerated() where pause.waypoint < 0 || pause.waypoint >= w.waypoints.count {
+                report(["walks", i, "pauses", j, "at"], "walks[\(i)].pauses[\(j)].at", "expected a waypoint index in 0..<\(w.waypoints.count), found \(pause.waypoint)")
+            }
             for (j, look) in w.looks.enumerated() {
                 if look.waypoint < 0 || look.waypoint >= w.waypoints.count {
                     report(["walks", i, "looks", j, "at"], "walks[\(i)].looks[\(j)].at", "expected a waypoint index in 0..<\(w.waypoints.count), found \(look.waypoint)")
@@ -372,6 +398,12 @@ extension YAMLField {
     func nonNegative() -> Double? {
         guard let v = double() else { return nil }
         if v < 0 { fail("expected a number ≥ 0, found \(v)"); return nil }
+        return v
+    }
+    /// A number in [0, limit]; `what` names the limit in the message.
+    func atMost(_ limit: Double, _ what: String) -> Double? {
+        guard let v = nonNegative() else { return nil }
+        if v > limit { fail("expected at most \(Format.number(limit)) (\(what)), found \(Format.number(v))"); return nil }
         return v
     }
     func uint16() -> Int? {

@@ -128,20 +128,28 @@ public struct Simulator: Sendable {
         return out.count - start
     }
 
-    /// Simulates a walk at its speed, one epoch per scan window, with a look epoch at each look event.
+    /// Simulates a walk, one epoch per scan window, with a look epoch at each look event and the epochs of each
+    /// pause; with the scenario's ``PDRModel``, each epoch carries the steps taken since the previous one.
     public func simulate(walk: Walk, seed: UInt64) -> [Epoch] {
         let rng = RandomSource(seed: seed, stream: RandomSource.stream("walk:" + walk.name))
         let window = scenario.radio.scanWindow
         let bias = scenario.compass.bias + (scenario.compass.biasSigma > 0 ? rng.gaussian(sigma: scenario.compass.biasSigma) : 0)
         var shadow: ShadowState? = scenario.radio.correlationDistance != nil ? ShadowState(beacons: pathLoss.beaconCount) : nil
         var phone = self.phone(seed: seed, stream: "walk:" + walk.name)
+        let path = WalkPath(walk)
+        var speed = WalkSpeed(walk: walk, window: window, seed: seed)
+        var pedometer = scenario.pdr.map { Pedometer(model: $0, path: path, walk: walk.name, seed: seed, startTime: window / 2) }
         var epochs: [Epoch] = []
         var t = 0.0
         var previous: Point?
         var lastCheckpoint: Int?
+        /// Where the walker is along the path (arc length) at the last epoch, and its speed since then.
+        var walked = 0.0
+        var pace = speed.current
 
         /// `heading`: where the walker faces (the walking direction, or the first frieze looked at).
-        func emit(_ p: Point, look: LookEvent?, heading walkerHeading: Double?) {
+        /// `arc`: the epoch's arc length along the path (the pedometer's steps since the last epoch end there).
+        func emit(_ p: Point, arc: Double, look: LookEvent?, heading walkerHeading: Double?) {
             var readings: [RSSIReading] = []
             readings.reserveCapacity(pathLoss.beaconCount * scenario.radio.advertisementsPerWindow)
             phone?.heading = walkerHeading
@@ -155,40 +163,59 @@ public struct Simulator: Sendable {
                                             identified: look.identified, rng: rng))
                 }
             }
+            var steps: [StepReading] = []
+            if !epochs.isEmpty { pedometer?.walk(from: walked, to: arc, t0: mid - window, t1: mid, speed: pace, into: &steps) }
+            walked = arc
             // Registered once per pass: not again while the path stays near the same code.
             let near = checkpointPassed(from: previous ?? p, to: p)
             let checkpoint = near != lastCheckpoint ? near : nil
             lastCheckpoint = near
             epochs.append(Epoch(walk: walk.name, index: epochs.count, t: mid, truth: p,
                                 room: scenario.roomIndex(at: p), readings: readings, headings: headings,
-                                checkpoint: checkpoint))
+                                checkpoint: checkpoint, steps: pedometer == nil ? nil : steps))
             previous = p
             t += window
         }
+        /// The epochs of the walker standing at `p` (path vertex `v`): look events, then pauses.
+        func stop(at v: Int, _ p: Point, facing walking: Double?) {
+            guard let j = path.waypoints[v] else { return }
+            for look in walk.looks where look.waypoint == j {
+                emit(p, arc: path.arc[v], look: look, heading: facing(look) ?? walking)
+                pedometer?.stand(at: path.arc[v])
+            }
+            for pause in walk.pauses where pause.waypoint == j {
+                for _ in 0..<Int((pause.seconds / window).rounded(.up)) {
+                    emit(p, arc: path.arc[v], look: nil, heading: walking)
+                    pedometer?.stand(at: path.arc[v])
+                }
+            }
+        }
 
-        let looks = Dictionary(grouping: walk.looks, by: \.waypoint)
-        let step = walk.speed * window
-        guard let first = walk.waypoints.first else { return [] }
+        guard let first = path.points.first else { return [] }
         func facing(_ look: LookEvent) -> Double? {
             look.friezes.first.flatMap { name in scenario.landmarks.first { $0.name == name } }.map { Bearing.degrees(from: previous ?? first, to: $0.position) }
         }
-        var walking: Double? = walk.waypoints.count > 1 ? Bearing.degrees(from: first, to: walk.waypoints[1]) : nil
-        emit(first, look: nil, heading: walking)
-        for look in looks[0] ?? [] { emit(first, look: look, heading: facing(look) ?? walking) }
-        var carry = step
-        for j in 1..<max(walk.waypoints.count, 1) {
-            let a = walk.waypoints[j - 1], b = walk.waypoints[j]
+        var walking: Double? = path.points.count > 1 ? Bearing.degrees(from: first, to: path.points[1]) : nil
+        emit(first, arc: 0, look: nil, heading: walking)
+        stop(at: 0, first, facing: walking)
+        var carry = pace * window
+        for j in 1..<max(path.points.count, 1) {
+            let a = path.points[j - 1], b = path.points[j]
             let len = a.distance(to: b)
             if len > 0 { walking = Bearing.degrees(from: a, to: b) }
             var s = carry
             while s < len {
-                emit(a + (b - a) * (s / len), look: nil, heading: walking)
-                s += step
+                emit(a + (b - a) * (s / len), arc: path.arc[j - 1] + s, look: nil, heading: walking)
+                pace = speed.next()
+                s += pace * window
             }
             carry = s - len
-            for look in looks[j] ?? [] { emit(b, look: look, heading: facing(look) ?? walking); carry = step }
+            if walk.stops(at: path.waypoints[j] ?? -1) {
+                stop(at: j, b, facing: walking)
+                carry = pace * window
+            }
         }
-        if let last = walk.waypoints.last, previous != last { emit(last, look: nil, heading: walking) }
+        if let last = path.points.last, previous != last { emit(last, arc: path.length, look: nil, heading: walking) }
         return epochs
     }
 

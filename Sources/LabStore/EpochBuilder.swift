@@ -9,7 +9,9 @@ import LabCore
 /// - several (a dense annotated track): the position interpolated linearly at the window's middle between
 ///   the window's samples on either side of it (the nearest sample when the middle is outside them).
 ///
-/// The epoch's readings and headings are every sample of the window, in the order they were recorded.
+/// The epoch's readings and headings are every sample of the window, in the order they were recorded. When the
+/// recording has steps, each epoch gets those since the previous epoch (time in (previous epoch, this epoch]),
+/// as the simulator gives them.
 /// Windows with readings but no truth are left out (nothing to score them against) and counted.
 /// For a simulated walk this gives back exactly the simulator's epochs: its readings lie in
 /// [t − W/2, t + W/2) around epoch times t = (k + ½)·W.
@@ -54,11 +56,22 @@ public struct EpochBuilder: Sendable {
         var epochs: [Epoch] = []
         epochs.reserveCapacity(truth.order.count)
         let walk = r.info.walk ?? r.info.name
+        // Steps in time order; each goes to the first epoch at or after it (a hair of slack: a step that ends at
+        // an epoch's time belongs to it).
+        let steps = r.steps.map { $0.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element) }
+        var nextStep = 0
         for k in truth.order {
             let mid = (Double(k) + 0.5) * window
             let at = EpochBuilder.interpolate(truth.samples[truth.windows[k]!], at: mid)
+            var since: [StepReading]?
+            if let steps {
+                let start = nextStep
+                while nextStep < steps.count && steps[nextStep].t <= mid + 1e-9 * window { nextStep += 1 }
+                since = Array(steps[start..<nextStep])
+            }
             epochs.append(Epoch(walk: walk, index: epochs.count, t: mid, truth: at.position, truthSource: at.source,
-                                room: venue.roomIndex(at: at.position), readings: readings[k] ?? [], headings: headings[k] ?? []))
+                                room: venue.roomIndex(at: at.position), readings: readings[k] ?? [], headings: headings[k] ?? [],
+                                steps: since))
         }
         return Result(epochs: epochs, windowsWithoutTruth: orphanWindows.count, readingsWithoutTruth: orphanReadings)
     }

@@ -135,13 +135,16 @@ public struct Recording: Sendable {
     public var venue: RecordedVenue
     public var rssi: [RSSIReading]
     public var headings: [HeadingReading]
+    /// The phone's steps (pedestrian dead reckoning), in time order; nil when it has no step detector (no step
+    /// samples stored).
+    public var steps: [StepReading]?
     public var truth: [TruthSample]
     public var baselines: [Baseline]
 
     public init(info: RecordingInfo, venue: RecordedVenue, rssi: [RSSIReading] = [], headings: [HeadingReading] = [],
-                truth: [TruthSample] = [], baselines: [Baseline] = []) {
-        self.info = info; self.venue = venue; self.rssi = rssi; self.headings = headings; self.truth = truth
-        self.baselines = baselines
+                steps: [StepReading]? = nil, truth: [TruthSample] = [], baselines: [Baseline] = []) {
+        self.info = info; self.venue = venue; self.rssi = rssi; self.headings = headings; self.steps = steps
+        self.truth = truth; self.baselines = baselines
     }
 }
 
@@ -152,6 +155,8 @@ public struct RecordingSummary: Sendable, Hashable, Codable {
     public var beacons: Int
     public var rssiSamples: Int
     public var headingSamples: Int
+    /// Steps of the phone's step detector.
+    public var stepSamples: Int = 0
     public var truthSamples: Int
     /// Last sample time minus first, seconds.
     public var duration: Double

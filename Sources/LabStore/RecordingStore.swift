@@ -54,6 +54,7 @@ public enum RecordingStore {
                     try fill(writer)
                     summary.rssiSamples = writer.rssiCount
                     summary.headingSamples = writer.headingCount
+                    summary.stepSamples = writer.stepCount
                     summary.truthSamples = writer.truthCount
                     summary.duration = writer.timeSpan
                     KillPoints.reached(.beforeCommit)
@@ -94,6 +95,7 @@ public enum RecordingStore {
         try create(at: path, info: r.info, venue: r.venue) { w in
             for s in r.rssi { try w.append(s) }
             for h in r.headings { try w.append(h) }
+            for s in r.steps ?? [] { try w.append(s) }
             for s in r.truth { try w.append(s) }
             try w.setBaselines(r.baselines)
         }
@@ -393,7 +395,8 @@ public enum RecordingStore {
         if let unknown = applied.sorted().first(where: { !known.contains($0) }) {
             throw InputError(file: path, "written by a newer indoorlab (schema migration '\(unknown)'); update indoorlab to read it")
         }
-        if applied != known {
+        // An older recording has a prefix of the migrations (v1 without v2: no step table).
+        if applied != Set(Schema.migrationIdentifiers.prefix(applied.count)) || applied.isEmpty {
             throw InputError(file: path, "incomplete schema (migrations \(applied.sorted().joined(separator: ", ")) of \(Schema.migrationIdentifiers.joined(separator: ", ")))")
         }
     }
@@ -411,6 +414,7 @@ public enum RecordingStore {
         ("walls", ["idx", "x1", "y1", "x2", "y2", "loss"], []),
         ("rssi_samples", ["t", "beacon", "rssi"], []),
         ("heading_samples", ["t", "heading", "accuracy", "frieze", "target"], ["frieze", "target"]),
+        ("step_samples", ["t", "length", "heading", "length_accuracy", "heading_accuracy"], []),
         ("ground_truth", ["t", "x", "y", "z"], ["z"]),
         ("baselines", ["value", "tolerance"], []),
     ]
@@ -428,6 +432,8 @@ public enum RecordingStore {
     /// The first value stored with the wrong type in a numeric column: its table, row and column.
     static func checkColumnTypes(_ db: Database, path: String) throws {
         for (table, columns, nullable, sql) in columnTypeQueries {
+            // Tables of later migrations are absent from older recordings.
+            if table == "step_samples", !(try db.tableExists(table)) { continue }
             guard let row = try Row.fetchOne(db, sql: sql) else { continue }
             let rowid: Int64 = row[0]
             for (k, c) in columns.enumerated() {
@@ -490,6 +496,19 @@ public enum RecordingStore {
             }
             headings.append(h)
         }
+        var steps: [StepReading]?
+        if try db.tableExists("step_samples") {
+            let srows = try Row.fetchCursor(db, sql: "SELECT t, length, heading, length_accuracy, heading_accuracy FROM step_samples ORDER BY rowid")
+            var read: [StepReading] = []
+            while let r = try srows.next() {
+                let st = StepReading(t: r[0], length: r[1], heading: r[2], lengthAccuracy: r[3], headingAccuracy: r[4])
+                guard st.isValid else {
+                    throw bad("step_samples", "sample \(read.count + 1): t \(st.t), length \(st.length), heading \(st.heading), accuracies \(st.lengthAccuracy), \(st.headingAccuracy) is not a valid step (finite; length and accuracies ≥ 0; heading in [0, 360))")
+                }
+                read.append(st)
+            }
+            if !read.isEmpty { steps = read }
+        }
         var truth: [TruthSample] = []
         let trows = try Row.fetchCursor(db, sql: "SELECT t, x, y, z, source FROM ground_truth ORDER BY rowid")
         while let r = try trows.next() {
@@ -507,7 +526,7 @@ public enum RecordingStore {
             guard let m = BaselineMetric(rawValue: b.metric) else { throw bad("baselines.metric", "unknown metric '\(b.metric)'") }
             baselines.append(Baseline(estimator: e, metric: m, value: b.value, tolerance: b.tolerance))
         }
-        return Recording(info: info, venue: venue, rssi: rssi, headings: headings, truth: truth, baselines: baselines)
+        return Recording(info: info, venue: venue, rssi: rssi, headings: headings, steps: steps, truth: truth, baselines: baselines)
     }
 }
 
@@ -517,6 +536,7 @@ public final class RecordingWriter {
     private let db: Database
     private let rssiStatement: Statement
     private let headingStatement: Statement
+    private let stepStatement: Statement
     private let truthStatement: Statement
     private let beaconCount: Int
     private let landmarkCount: Int
@@ -524,6 +544,7 @@ public final class RecordingWriter {
     private let file: String
     public private(set) var rssiCount = 0
     public private(set) var headingCount = 0
+    public private(set) var stepCount = 0
     public private(set) var truthCount = 0
     private var tMin = Double.infinity, tMax = -Double.infinity
 
@@ -532,12 +553,14 @@ public final class RecordingWriter {
         self.file = file
         rssiStatement = try db.makeStatement(sql: "INSERT INTO rssi_samples (t, beacon, rssi) VALUES (?, ?, ?)")
         headingStatement = try db.makeStatement(sql: "INSERT INTO heading_samples (t, heading, accuracy, frieze, target) VALUES (?, ?, ?, ?, ?)")
+        stepStatement = try db.makeStatement(sql: "INSERT INTO step_samples (t, length, heading, length_accuracy, heading_accuracy) VALUES (?, ?, ?, ?, ?)")
         truthStatement = try db.makeStatement(sql: "INSERT INTO ground_truth (t, x, y, z, source) VALUES (?, ?, ?, ?, ?)")
         beaconCount = venue.beacons.count
         landmarkCount = venue.landmarks.count
     }
 
     var timeSpan: Double { tMax >= tMin ? tMax - tMin : 0 }
+    private var rows: Int { rssiCount + headingCount + stepCount + truthCount }
 
     @inline(__always) private func see(_ t: Double) {
         if t < tMin { tMin = t }
@@ -552,7 +575,7 @@ public final class RecordingWriter {
         rssiStatement.setUncheckedArguments([r.t, r.beacon, r.rssi])
         try rssiStatement.execute()
         rssiCount += 1
-        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
+        KillPoints.wrote(rows: rows)
         see(r.t)
     }
 
@@ -564,8 +587,20 @@ public final class RecordingWriter {
         headingStatement.setUncheckedArguments([h.t, h.heading, h.accuracy, h.frieze, h.target])
         try headingStatement.execute()
         headingCount += 1
-        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
+        KillPoints.wrote(rows: rows)
         see(h.t)
+    }
+
+    /// Appends one step of the phone's step detector.
+    public func append(_ s: StepReading) throws {
+        guard s.isValid else {
+            throw InputError(file: file, field: "step_samples", "invalid step at t \(s.t): length \(s.length), heading \(s.heading) (finite; length and accuracies ≥ 0; heading in [0, 360))")
+        }
+        stepStatement.setUncheckedArguments([s.t, s.length, s.heading, s.lengthAccuracy, s.headingAccuracy])
+        try stepStatement.execute()
+        stepCount += 1
+        KillPoints.wrote(rows: rows)
+        see(s.t)
     }
 
     public func append(_ s: TruthSample) throws {
@@ -575,7 +610,7 @@ public final class RecordingWriter {
         truthStatement.setUncheckedArguments([s.t, s.position.x, s.position.y, s.z, s.source.rawValue])
         try truthStatement.execute()
         truthCount += 1
-        KillPoints.wrote(rows: rssiCount + headingCount + truthCount)
+        KillPoints.wrote(rows: rows)
         see(s.t)
     }
 

@@ -107,10 +107,22 @@ enum Schema {
                 t.primaryKey(["estimator", "metric"])
             }
         }
+        // v2: the phone's step detector (pedestrian dead reckoning). A v1 recording reads as one without steps.
+        m.registerMigration("v2") { db in
+            try db.create(table: "step_samples") { t in
+                t.column("t", .double).notNull()
+                t.column("length", .double).notNull()
+                t.column("heading", .double).notNull()
+                t.column("length_accuracy", .double).notNull()
+                t.column("heading_accuracy", .double).notNull()
+            }
+        }
         return m
     }
 
-    static var migrationIdentifiers: [String] { ["v1"] }
+    /// Every migration, in order. A recording whose migrations are a prefix of these is read (the tables of later
+    /// ones are taken as empty); one with a migration not here was written by a newer indoorlab.
+    static var migrationIdentifiers: [String] { ["v1", "v2"] }
 }
 
 // MARK: - Records (internal: GRDB stays out of the public API)

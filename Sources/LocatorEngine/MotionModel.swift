@@ -1,3 +1,6 @@
+import Foundation
+import LabCore
+
 /// The trackers' motion model, one home for it: the ekf, the particle filter and the posterior bound all move the
 /// walker by it. Constant velocity with white-noise acceleration of spectral density q per axis, exactly
 /// discretised over the time dt between scans,
@@ -17,6 +20,18 @@ public struct MotionModel: Sendable, Hashable {
     /// The longest gap between scans a prediction bridges, s; a longer one (or a clock going back) starts a new
     /// track.
     public var longestGap = 30.0
+
+    // Steps (pedestrian dead reckoning), for trackers that take them: each step's length error is its stated
+    // accuracy and a scale error; its heading error its stated accuracy and a bias the tracker estimates.
+    /// σ of a step length's scale error (a fraction of the length): phones' step-length models are off by 5–10%.
+    public var stepScaleError = 0.1
+    /// σ of the compass bias when a track starts, degrees (indoor magnetic disturbance: 10–20°).
+    public var stepBiasSigma = 20.0
+    /// The compass bias's random walk, degrees per √s.
+    public var stepBiasDrift = 0.5
+    /// σ of the position's random walk while the step detector reports no step, m per √s (the phone in a hand
+    /// sways; a missed step).
+    public var standingSigma = 0.1
 
     public init() {}
 
@@ -53,6 +68,27 @@ extension MotionModel {
         let (pp, pv, vv, dd) = processNoise(dt: dt)
         P[0] += pp; P[6] += pp
         P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
+        P[12] += vv; P[18] += vv
+        if offsetMoves { P[24] += dd }
+    }
+
+    /// P ← P over `dt` when the walker moved by reported steps (the step model, not constant velocity): the
+    /// position gains each step's error — σ_L² along the step and (L·σ_θ)² across it, at the steps' stated
+    /// accuracies with their bias and scale known — and the standing random walk; velocity no longer moves it
+    /// (its own variance grows as in ``processNoise(dt:)``); δ's as in ``predict(covariance:dt:offsetMoves:)``.
+    public func predict(covariance P: inout [Double], steps: [StepReading], dt: Double, offsetMoves: Bool = true) {
+        let (_, _, vv, dd) = processNoise(dt: dt)
+        let still = standingSigma * standingSigma * dt
+        var xx = still, xy = 0.0, yy = still
+        for st in steps {
+            let h = st.heading * .pi / 180, along = st.lengthAccuracy * st.lengthAccuracy
+            let across = st.length * st.length * pow(st.headingAccuracy * .pi / 180, 2)
+            let ux = sin(h), uy = cos(h)   // along the step; across is (uy, −ux)
+            xx += along * ux * ux + across * uy * uy
+            xy += (along - across) * ux * uy
+            yy += along * uy * uy + across * ux * ux
+        }
+        P[0] += xx; P[1] += xy; P[5] += xy; P[6] += yy
         P[12] += vv; P[18] += vv
         if offsetMoves { P[24] += dd }
     }

@@ -4,7 +4,9 @@ import LabCore
 /// Tracks a walker with particles that live on the floorplan (docs/tracking.md): each particle is a
 /// state (x, y, vx, vy, δ) — position, velocity and the phone's RSSI offset — and
 /// - **moves** by the trackers' ``MotionModel`` (constant velocity, white-noise acceleration q, exactly
-///   discretised over the time between scans; δ a slow random walk);
+///   discretised over the time between scans; δ a slow random walk); or, when the phone reports steps
+///   (``Observation/steps``), by each step's length and heading with their errors and a compass bias that
+///   every particle carries (drawn at the track's start, a random walk after);
 /// - **cannot cross a wall**: a particle whose step crosses one, or that leaves the walkable floor (the rooms),
 ///   is dropped (weight 0); doors are the gaps between walls, so particles go through them. Wall checks use a
 ///   uniform-grid spatial index of the walls (``FloorplanIndex``);
@@ -39,7 +41,7 @@ package final class ParticleTracker {
     let fit: OffsetFreeFit
     let n: Int
     // Particles, structure of arrays.
-    private let px, py, pvx, pvy, pd, pw: UnsafeMutablePointer<Double>
+    private let px, py, pvx, pvy, pd, pw, pb: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
     private var rng = TrackerRandom(seed: 0)
     private var devices: UInt64 = 0
@@ -53,10 +55,10 @@ package final class ParticleTracker {
         self.floorplan = floorplan ?? FloorplanIndex(venue: venue)
         fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
         n = max(settings.particles, 1)
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 7 * n)
-        block.initialize(repeating: 0, count: 7 * n)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 8 * n)
+        block.initialize(repeating: 0, count: 8 * n)
         px = block; py = block + n; pvx = block + 2 * n; pvy = block + 3 * n; pd = block + 4 * n; pw = block + 5 * n
-        scratch = block + 6 * n
+        scratch = block + 6 * n; pb = block + 7 * n
         startDevice()
     }
 
@@ -94,7 +96,7 @@ package final class ParticleTracker {
         if let t = o.t { time = t }
         if isTracking {
             keepOffset()   // before the particles move: if every one is dropped, δ's estimate survives
-            predict(dt: dt)
+            if let steps = o.steps { predict(steps: steps, dt: dt) } else { predict(dt: dt) }
             if !o.beacons.isEmpty { weigh(o) }
             if !normalise() { startTrack() }
         }
@@ -129,6 +131,7 @@ package final class ParticleTracker {
             px[i] = x; py[i] = y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             pd[i] = delta + offsetSigma * rng.gaussian()
+            pb[i] = settings.motion.stepBiasSigma * .pi / 180 * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
         isTracking = true
@@ -147,6 +150,31 @@ package final class ParticleTracker {
             let zx = rng.gaussian(), zy = rng.gaussian()
             let x = px[i] + pvx[i] * dt + l11 * zx, y = py[i] + pvy[i] * dt + l11 * zy
             pvx[i] += l21 * zx + l22 * rng.gaussian(); pvy[i] += l21 * zy + l22 * rng.gaussian()
+            pd[i] += drift * rng.gaussian()
+            if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
+            px[i] = x; py[i] = y
+        }
+    }
+
+    /// Moves every particle by the phone's steps since the last scan: each step's length with its stated σ and a
+    /// scale error, its heading with its stated σ less the particle's compass bias; no step means standing (a
+    /// small random walk). The velocity becomes the displacement over dt. A move through a wall or off the floor
+    /// drops the particle.
+    private func predict(steps: [StepReading], dt: Double) {
+        let m = settings.motion
+        let still = m.standingSigma * dt.squareRoot()
+        let biasDrift = m.stepBiasDrift * .pi / 180 * dt.squareRoot()
+        let drift = m.processNoise(dt: dt).offset.squareRoot()
+        for i in 0..<n where pw[i] > 0 {
+            var x = px[i], y = py[i]
+            for st in steps {
+                let length = st.length + (st.lengthAccuracy * st.lengthAccuracy + m.stepScaleError * m.stepScaleError * st.length * st.length).squareRoot() * rng.gaussian()
+                let heading = (st.heading + max(st.headingAccuracy, 1) * rng.gaussian()) * .pi / 180 - pb[i]
+                x += max(length, 0) * sin(heading); y += max(length, 0) * cos(heading)
+            }
+            x += still * rng.gaussian(); y += still * rng.gaussian()
+            if dt > 0 { pvx[i] = (x - px[i]) / dt; pvy[i] = (y - py[i]) / dt }
+            pb[i] += biasDrift * rng.gaussian()
             pd[i] += drift * rng.gaussian()
             if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
             px[i] = x; py[i] = y
@@ -239,7 +267,7 @@ package final class ParticleTracker {
             indices[i] = j
             u += step
         }
-        for field in [px, py, pvx, pvy, pd] {
+        for field in [px, py, pvx, pvy, pd, pb] {
             for i in 0..<n { scratch[i] = field[indices[i]] }
             field.update(from: scratch, count: n)
         }

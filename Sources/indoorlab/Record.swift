@@ -63,6 +63,6 @@ struct Record: ParsableCommand {
 enum RecordingSummaryText {
     static func line(_ s: RecordingSummary) -> String {
         "\(s.path): recording '\(s.name)': \(s.beacons) beacons, \(s.rssiSamples) RSSI samples, \(s.headingSamples) headings, "
-            + "\(s.truthSamples) truth samples, \(Format.fixed(s.duration, 1)) s"
+            + (s.stepSamples > 0 ? "\(s.stepSamples) steps, " : "") + "\(s.truthSamples) truth samples, \(Format.fixed(s.duration, 1)) s"
     }
 }

@@ -11,7 +11,7 @@ struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Simulate the readings a phone gets on a walk (or at the static test points).",
         discussion: """
-        CSV is long form, one row per reading: walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target where type is rssi (id = beacon, value = dBm), heading (id = frieze when identified, value = degrees, target = frieze truly looked at) or checkpoint (id = QR checkpoint scanned in that window).
+        CSV is long form, one row per reading: walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target where type is rssi (id = beacon, value = dBm), heading (id = frieze when identified, value = degrees, target = frieze truly looked at) checkpoint (id = QR checkpoint scanned in that window) or step (a step the pedometer reported since the previous epoch, when the scenario has pdr: value = length in metres, target = heading in degrees).
 
         Example: indoorlab simulate museum-gallery --walk visitor --seed 7 -o visitor.csv
         """)
@@ -70,6 +70,9 @@ enum EpochCSV {
             if let c = e.checkpoint {
                 out += "\(prefix),checkpoint,\(Format.fixed(e.t, 3)),\(s.checkpoints[c].id),,\n"
             }
+            for st in e.steps ?? [] {
+                out += "\(prefix),step,\(Format.fixed(st.t, 3)),,\(Format.fixed(st.length, 3)),\(Format.fixed(st.heading, 2))\n"
+            }
         }
         return out
     }
@@ -89,6 +92,8 @@ enum EpochJSON {
     struct E: Encodable {
         var walk: String?, index: Int, t: Double, truth: Point, room: String?, checkpoint: String?
         var readings: [R], headings: [H]
+        /// Present when the scenario has pdr.
+        var steps: [StepReading]?
         init(_ e: Epoch, _ s: Scenario) {
             walk = e.walk; index = e.index; t = e.t; truth = e.truth
             room = e.room.map { s.rooms[$0].name }
@@ -96,6 +101,7 @@ enum EpochJSON {
             readings = e.readings.map { R(beacon: s.beacons[$0.beacon].id, t: $0.t, rssi: $0.rssi) }
             headings = e.headings.map { H(t: $0.t, heading: $0.heading, accuracy: $0.accuracy,
                                           frieze: $0.frieze.map { s.landmarks[$0].name }, target: $0.target.map { s.landmarks[$0].name }) }
+            steps = e.steps
         }
     }
     struct R: Encodable { var beacon: String, t: Double, rssi: Double }

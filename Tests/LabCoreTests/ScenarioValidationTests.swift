@@ -192,6 +192,32 @@ func errors(_ yaml: String) -> [String] {
 
 /// `radio.field`: each key read, defaults kept for keys left out, bad values named by their field path.
 @Suite struct FieldValidationTests {
+    @Test func walkMotionAndTheStepDetectorParse() throws {
+        let yaml = validYAML
+            .replacingOccurrences(of: "speed: 1.2", with: "speed: 1.3\n    speed_sigma: 0.15\n    turn_distance: 0.5\n    pauses: [{at: 0, seconds: 5}]")
+            .replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\npdr: {cadence: 1.9, heading_sigma: 6}")
+        let s = try parse(yaml)
+        #expect(s.walks[0].speed == 1.3 && s.walks[0].speedSigma == 0.15 && s.walks[0].turnDistance == 0.5)
+        #expect(s.walks[0].pauses == [Pause(waypoint: 0, seconds: 5)])
+        #expect(s.pdr == PDRModel(cadence: 1.9, headingSigma: 6), "keys left out keep their defaults")
+        #expect(try parse(validYAML).pdr == nil, "no step detector unless asked for")
+        #expect(try parse(validYAML).walks[0].speedSigma == 0 && parse(validYAML).walks[0].pauses.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("speed: 1.2", "speed: 1.2\n    speed_sigma: 5", "walks[0].speed_sigma: expected at most 1.2 (the walk's speed), found 5"),
+        ("speed: 1.2", "speed: 1.2\n    turn_distance: -1", "walks[0].turn_distance: expected a number ≥ 0, found -1.0"),
+        ("speed: 1.2", "speed: 1.2\n    pauses: [{at: 7, seconds: 3}]", "walks[0].pauses[0].at: expected a waypoint index in 0..<2, found 7"),
+        ("speed: 1.2", "speed: 1.2\n    pauses: [{at: 1, seconds: 0}]", "walks[0].pauses[0].seconds: expected a positive number, found 0.0"),
+        ("compass: {sigma: 8, bias: 2}", "compass: {sigma: 8, bias: 2}\npdr: {cadance: 2}", "unknown key 'cadance' (did you mean 'cadence'?)"),
+        ("compass: {sigma: 8, bias: 2}", "compass: {sigma: 8, bias: 2}\npdr: {heading_sigma: 400}", "pdr.heading_sigma: expected at most 180 (180°), found 400"),
+        ("compass: {sigma: 8, bias: 2}", "compass: {sigma: 8, bias: 2}\npdr: [1, 2]", "pdr: expected a mapping"),
+    ])
+    func badWalkMotionAndStepDetectorValuesAreNamed(from: String, to: String, message: String) {
+        let found = errors(validYAML.replacingOccurrences(of: from, with: to))
+        #expect(found.contains { $0.contains(message) }, "\(found)")
+    }
+
     func withField(_ field: String) -> String {
         validYAML.replacingOccurrences(of: "radio: {p0: -59, exponent: 2.0, sigma: 4}", with: "radio: {p0: -59, exponent: 2.0, sigma: 4, field: \(field)}")
     }
@@ -238,11 +264,21 @@ func errors(_ yaml: String) -> [String] {
         ("bounds: {width: 10, depth: 8}", "bounds: {width: 1e9, depth: 8}", "bounds.width: expected at most 10000 m"),
         ("bounds: {width: 10, depth: 8}", "bounds: {width: 10000, depth: 10000}", "test_grid: a 2 m grid over 10000 × 10000 m has up to 25000000 test points; the budget is 200000"),
         ("speed: 1.2", "speed: 1e-6", "walks[0].speed: expected 0.01–10 m/s, found 1e-06"),
+        ("speed: 1.2", "speed: 1.2\n    pauses: [{at: 1, seconds: 1e9}]", "walks[0].pauses[0].seconds: expected 0.001–86400 s, found 1000000000"),
+        ("compass: {sigma: 8, bias: 2}", "compass: {sigma: 8, bias: 2}\npdr: {cadence: 100}", "pdr.cadence: expected 0.5–4 steps per second, found 100"),
     ])
     func quantitiesThatSizeWorkAreBounded(from: String, to: String, message: String) {
         let found = errors(replacing(from, to))
         #expect(found.contains { $0.contains(message) }, "\(found)")
         #expect(found.allSatisfy { $0.hasPrefix("test.yaml:") }, "every problem names the file and line: \(found)")
+    }
+
+    @Test func pausesAndSlowSpeedsCountInTheWalksWindows() {
+        // 8 m at 1.2 m/s is 7 windows; a day's pause at 0.01 s windows is 8.64 million more.
+        let paused = replacing("sigma: 4}", "sigma: 4, scan_window: 0.01, advertising_interval: 0.02}")
+            .replacingOccurrences(of: "speed: 1.2", with: "speed: 1.2\n    speed_sigma: 0.2\n    pauses: [{at: 0, seconds: 86400}]")
+        let found = errors(paused)
+        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (8 m at 0.6 m/s or faster, 8640000 windows of pauses) is 8641337 scan windows; the budget is 1000000") }, "\(found)")
     }
 
     @Test func aWalkOfTooManyWindowsIsRefused() {

@@ -31,6 +31,9 @@ import Testing
         // Found by fuzz-recording: GRDB's decoding error escaped, with the whole row in it.
         ("UPDATE recordings SET created = 'v1'", "a value cannot be read (was the file edited?): could not decode Date from database value \"v1\" - column: \"created\""),
         ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
+        ("UPDATE step_samples SET heading = 400 WHERE rowid = 5", "step_samples: sample 5: t "),
+        ("UPDATE step_samples SET length_accuracy = -1 WHERE rowid = 1", "is not a valid step (finite; length and accuracies ≥ 0; heading in [0, 360))"),
+        ("UPDATE step_samples SET length = 'far' WHERE rowid = 2", "step_samples row 2 column length: expected a number, found text 'far'"),
     ])
     func aTamperedRecordingIsRefusedWithItsPlace(sql: String, message: String) throws {
         let (dir, path) = try Self.tampered(sql)
@@ -44,6 +47,21 @@ import Testing
         } catch let e as InputError {
             #expect(e.location.file == path && e.description.contains(message), "\(e)")
         }
+    }
+
+    /// A recording from before the step table (schema v1) reads as one without a step detector; one with a
+    /// migration this build does not know is refused as newer.
+    @Test func anOlderSchemaReadsAndANewerOneIsRefused() throws {
+        let (dir, path) = try Self.tampered("DROP TABLE step_samples; DELETE FROM grdb_migrations WHERE identifier = 'v2'")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let old = try RecordingStore.read(path: path)
+        #expect(old.steps == nil && !old.rssi.isEmpty)
+        let current = try RecordingStore.read(path: try simulatedRecording(in: dir, scenario: "esoc-office", name: "b.sqlite"))
+        #expect(current.steps.map { !$0.isEmpty } == true, "esoc-office's phone reports steps")
+        try RecordingStore.withDatabase(path: path, writable: true) { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9')")
+        }
+        #expect(throws: InputError.self) { try RecordingStore.read(path: path) }
     }
 
     @Test func replayAndCalibrateExitTwoOnATamperedRecording() throws {

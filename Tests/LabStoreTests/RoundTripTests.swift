@@ -49,7 +49,8 @@ import LabScenarioIO
     }
 
     @Test func everyStoredFieldReadsBack() throws {
-        let s = try scenario("killian-court")
+        var s = try scenario("killian-court")
+        s.pdr = PDRModel()
         let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 9, scenarioYAML: "name: x", notes: "a note",
                                         created: Date(timeIntervalSince1970: 1_700_000_000))
         let dir = try temporaryDirectory()
@@ -58,11 +59,13 @@ import LabScenarioIO
         withBaselines.baselines = [Baseline(estimator: .fusion, metric: .p75, value: 1.25, tolerance: 0.125)]
         let summary = try RecordingStore.write(withBaselines, to: dir + "/k.sqlite")
         #expect(summary.rssiSamples == r.rssi.count && summary.headingSamples == r.headings.count && summary.truthSamples == r.truth.count)
+        #expect(summary.stepSamples == r.steps?.count && summary.stepSamples > 0)
         let back = try RecordingStore.read(path: dir + "/k.sqlite")
         #expect(back.info == r.info)
         #expect(back.venue == r.venue)
         #expect(back.rssi == r.rssi)
         #expect(back.headings == r.headings)
+        #expect(back.steps == r.steps)
         #expect(back.truth == r.truth)
         #expect(back.baselines == withBaselines.baselines)
         #expect(!r.headings.isEmpty && r.headings.contains { $0.frieze == nil })

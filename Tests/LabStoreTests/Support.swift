@@ -67,8 +67,8 @@ func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil,
 }
 
 /// A simulated recording of `scenarioName`'s first walk (seed 1) written to `dir/r.sqlite`; its path.
-func simulatedRecording(in dir: String, scenario scenarioName: String = "open-hall") throws -> String {
-    let path = dir + "/r.sqlite"
+func simulatedRecording(in dir: String, scenario scenarioName: String = "open-hall", name: String = "r.sqlite") throws -> String {
+    let path = dir + "/" + name
     let s = try scenario(scenarioName)
     try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
     return path
