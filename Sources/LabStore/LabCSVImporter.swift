@@ -7,6 +7,7 @@ import LabCore
 ///     readings.csv   t,beacon,rssi                                    one row per advertisement heard
 ///     truth.csv      t,x,y[,z][,source]                               ground truth
 ///     headings.csv   t,heading[,accuracy][,frieze][,target]           optional; friezes by landmark name
+///     steps.csv      t,length,heading[,length_accuracy][,heading_accuracy]   optional; the step detector's steps
 ///
 /// Units: seconds, metres, dBm, degrees clockwise from north. Each file starts with a header naming its
 /// columns (any order). Times must not go backwards within a file. docs/recordings.md has the details.
@@ -39,6 +40,8 @@ struct LabCSVImporter {
         let truth = try readTruth()
         let headings = FileManager.default.fileExists(atPath: path("headings.csv"))
             ? try readHeadings(landmarks: landmarks, defaultAccuracy: scenario?.compass.sigma ?? 10) : []
+        let steps = FileManager.default.fileExists(atPath: path("steps.csv"))
+            ? try readSteps(defaults: scenario?.pdr ?? PDRModel()) : []
         let readings = try CSVFile(path: path("readings.csv"))
 
         let radio = options.radio(base: scenario?.radio ?? RadioModel())
@@ -51,6 +54,7 @@ struct LabCSVImporter {
         return try RecordingStore.create(at: destination, info: info, venue: venue) { w in
             for s in truth { try w.append(s) }
             for h in headings { try w.append(h) }
+            for st in steps { try w.append(st) }
             try streamReadings(readings, beacons: beacons, into: w)
         }
     }
@@ -142,6 +146,35 @@ struct LabCSVImporter {
             }
             out.append(HeadingReading(t: t, heading: h, accuracy: accuracy, frieze: try frieze("frieze"), target: try frieze("target")))
         }
+        return out
+    }
+
+    /// The step detector's steps; accuracies left out come from the scenario's `pdr` (or its defaults).
+    func readSteps(defaults: PDRModel) throws -> [StepReading] {
+        let file = try CSVFile(path: path("steps.csv"))
+        var out: [StepReading] = []
+        var last = -Double.infinity
+        try file.forEachRow(required: ["t", "length", "heading"], optional: ["length_accuracy", "heading_accuracy"]) { rec, c in
+            let ti = c["t"]!, li = c["length"]!, hi = c["heading"]!
+            let t = try rec.double(ti)
+            if t < last { throw rec.error(ti, "time goes backwards: \(t) s after \(last) s on the line before") }
+            last = t
+            let length = try rec.double(li)
+            guard length >= 0 && length <= RecordingImporter.longestStep else {
+                throw rec.error(li, "expected a step length in metres within 0…\(Format.number(RecordingImporter.longestStep)), found \(length)")
+            }
+            let h = try rec.double(hi)
+            guard h >= 0 && h < 360 else { throw rec.error(hi, "expected a compass heading in [0, 360) degrees, found \(h)") }
+            func accuracy(_ key: String, _ fallback: Double, _ unit: String) throws -> Double {
+                guard let i = c[key], let a = try rec.optionalDouble(i) else { return fallback }
+                guard a >= 0 else { throw rec.error(i, "expected a standard deviation ≥ 0 \(unit), found \(a)") }
+                return a
+            }
+            out.append(StepReading(t: t, length: length, heading: h,
+                                   lengthAccuracy: try accuracy("length_accuracy", defaults.lengthSigma, "metres"),
+                                   headingAccuracy: try accuracy("heading_accuracy", defaults.headingSigma, "degrees")))
+        }
+        if out.isEmpty { throw InputError(file: file.path, "no steps: expected one row per step after the header (or no steps.csv)") }
         return out
     }
 

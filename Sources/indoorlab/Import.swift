@@ -14,7 +14,9 @@ struct Import: ParsableCommand {
           lab-csv  PATH = a directory with beacons.csv
                    (id,x,y[,height,p0,uuid,major,minor]), readings.csv
                    (t,beacon,rssi), truth.csv (t,x,y[,z,source]) and
-                   optionally headings.csv (t,heading[,accuracy,frieze,target]);
+                   optionally headings.csv (t,heading[,accuracy,frieze,target])
+                   and steps.csv (t,length,heading[,length_accuracy,
+                   heading_accuracy]: the phone's step detector);
                    --scenario gives the venue (bounds, radio, rooms, landmarks).
           uji      PATH = the UJI BLE RSS dataset directory (dep/, rss/);
                    one Tx power per recording (--tx-power).

@@ -47,6 +47,35 @@ import LabScenarioIO
                             TruthSample(t: 1.5, position: Point(2.5, 2), source: .checkpoint)])
     }
 
+    /// steps.csv: the step detector's steps, accuracies from the file or else the scenario's pdr; they come back
+    /// in the epochs (each epoch the steps since the one before), and bad rows name file, line and field.
+    @Test func labCSVImportsSteps() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var s = try scenario("open-hall")
+        s.pdr = PDRModel(lengthSigma: 0.07, headingSigma: 6)
+        try writeLabCSV(dir + "/in", steps: "t,length,heading,heading_accuracy\n0.2,0.7,90,\n0.9,0.65,92.5,4\n1.4,0.7,95,\n")
+        let summary = try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite", options: ImportOptions(scanWindow: 1, scenario: s))
+        #expect(summary.stepSamples == 3)
+        let r = try RecordingStore.read(path: dir + "/r.sqlite")
+        #expect(r.steps == [StepReading(t: 0.2, length: 0.7, heading: 90, lengthAccuracy: 0.07, headingAccuracy: 6),
+                            StepReading(t: 0.9, length: 0.65, heading: 92.5, lengthAccuracy: 0.07, headingAccuracy: 4),
+                            StepReading(t: 1.4, length: 0.7, heading: 95, lengthAccuracy: 0.07, headingAccuracy: 6)])
+        let epochs = EpochBuilder(venue: r.venue.venue).epochs(r).epochs
+        #expect(epochs.map { $0.steps?.map(\.t) } == [[0.2], [0.9, 1.4]])
+
+        try writeLabCSV(dir + "/bad1", steps: "t,length,heading\n0.2,0.7,360\n")
+        try expectImportError(dir + "/bad1", file: "steps.csv", line: 2, field: "heading", containing: "expected a compass heading in [0, 360) degrees, found 360")
+        try writeLabCSV(dir + "/bad2", steps: "t,length,heading\n0.2,0.7,10\n0.1,0.7,10\n")
+        try expectImportError(dir + "/bad2", file: "steps.csv", line: 3, field: "t", containing: "time goes backwards")
+        try writeLabCSV(dir + "/bad3", steps: "t,length,heading\n0.2,40,10\n")
+        try expectImportError(dir + "/bad3", file: "steps.csv", line: 2, field: "length", containing: "expected a step length in metres within 0…3, found 40")
+        try writeLabCSV(dir + "/bad4", steps: "t,length,heading,length_accuracy\n0.2,0.7,10,-1\n")
+        try expectImportError(dir + "/bad4", file: "steps.csv", line: 2, field: "length_accuracy", containing: "expected a standard deviation ≥ 0 metres")
+        try writeLabCSV(dir + "/bad5", steps: "t,length\n0.2,0.7\n")
+        try expectImportError(dir + "/bad5", file: "steps.csv", line: 1, field: nil, containing: "missing column 'heading'")
+    }
+
     @Test func labCSVWithoutScenarioGetsBoundsAndDefaultRadio() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -57,13 +57,15 @@ func indoorlab(_ args: [String], cwd: String = packageRoot.path) throws -> Comma
 }
 
 /// A small lab-csv directory: three beacons, two windows of readings, two truth positions.
-func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil, truth: String? = nil, headings: String? = nil) throws {
+func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil, truth: String? = nil, headings: String? = nil,
+                 steps: String? = nil) throws {
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     try (beacons ?? "id,x,y,height,p0\nA,0,0,,\nB,10,0,2.5,-61\nC,0,10,,\n").write(toFile: dir + "/beacons.csv", atomically: true, encoding: .utf8)
     try (readings ?? "t,beacon,rssi\n0.1,A,-60\n0.2,B,-70\n0.3,C,-75\n1.1,A,-61\n1.2,B,-69\n1.3,C,-74\n")
         .write(toFile: dir + "/readings.csv", atomically: true, encoding: .utf8)
     try (truth ?? "t,x,y,z,source\n0.5,2,2,1.5,survey\n1.5,2.5,2,,qr-checkpoint\n").write(toFile: dir + "/truth.csv", atomically: true, encoding: .utf8)
     if let headings { try headings.write(toFile: dir + "/headings.csv", atomically: true, encoding: .utf8) }
+    if let steps { try steps.write(toFile: dir + "/steps.csv", atomically: true, encoding: .utf8) }
 }
 
 /// A simulated recording of `scenarioName`'s first walk (seed 1) written to `dir/r.sqlite`; its path.

@@ -19,6 +19,7 @@ final class Template: @unchecked Sendable {
             let s = try BundledScenarios.load("museum-gallery")
             var r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1, created: Date(timeIntervalSince1970: 1.8e9))
             r.rssi = Array(r.rssi.prefix(60)); r.truth = Array(r.truth.prefix(8)); r.headings = Array(r.headings.prefix(8))
+            r.steps = r.steps.map { Array($0.prefix(12)) }   // museum-gallery's phone reports steps: the step table gets edits too
             let path = Scratch.root + "/template.sqlite"
             unlink(path)
             try RecordingStore.write(r, to: path)
