@@ -30,6 +30,10 @@ public enum FigureKind: String, CaseIterable, Sendable, Codable {
     case calibration
     /// Accuracy against the number of beacons with the target line (drawn by a later issue).
     case beaconCount = "beacon-count"
+    /// Error over time along one walk per estimator, with the posterior bound.
+    case errorTime = "error-time"
+    /// One estimator's track on the floorplan, coloured by time, with its stated uncertainty every few seconds.
+    case track
 
     /// True for the kinds drawn once per scenario (file `<scenario>-<kind>`); the leaderboard spans scenarios.
     public var isPerScenario: Bool { self != .leaderboard }

@@ -126,8 +126,10 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
         public var style: SeriesStyle
         /// Paths are drawn by increasing layer (the highest on top); the legend keeps the array's order.
         public var layer: Int
-        public init(label: String, points: [Point], style: SeriesStyle, layer: Int = 0) {
-            self.label = label; self.points = points; self.style = style; self.layer = layer
+        /// false: drawn but not listed (one of many circles listed once).
+        public var inLegend: Bool
+        public init(label: String, points: [Point], style: SeriesStyle, layer: Int = 0, inLegend: Bool = true) {
+            self.label = label; self.points = points; self.style = style; self.layer = layer; self.inLegend = inLegend
         }
     }
 
@@ -144,7 +146,7 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
 
     var legendEntries: [LegendEntry] {
         let f = floorplan
-        var e = paths.map { LegendEntry(text: $0.label, style: $0.style) }
+        var e = paths.filter(\.inLegend).map { LegendEntry(text: $0.label, style: $0.style) }
         if !f.beacons.isEmpty {
             e.append(LegendEntry(text: "beacon", marker: (Floorplan.beacon.color, Floorplan.beacon.marker, Floorplan.beacon.scale)))
         }

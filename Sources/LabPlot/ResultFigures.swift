@@ -53,23 +53,7 @@ public enum ResultFigures {
     public static func map(scenario s: Scenario, results: [EpochResult], seed: UInt64? = nil, walk: String? = nil,
                            estimators: [String]? = nil, defaultEstimators: [String] = ["least-squares"],
                            file: String = "results") throws -> FloorplanFigure {
-        let mine = results.filter { $0.scenario == s.name }
-        guard !mine.isEmpty else { throw InputError(file: file, "no results for scenario '\(s.name)'") }
-        let seeds = Set(mine.map(\.seed)).sorted()
-        let seed = seed ?? seeds[0]
-        guard seeds.contains(seed) else {
-            throw InputError(file: file, "no results for seed \(seed) in '\(s.name)'; seeds: \(seeds.map(String.init).joined(separator: ", "))")
-        }
-        let walksInResults = Set(mine.map(\.walk)).subtracting(["grid"])
-        let walkName: String?
-        if let walk {
-            guard walksInResults.contains(walk) else {
-                throw InputError(file: file, "no results for walk '\(walk)' in '\(s.name)'; walks: \(walksInResults.sorted().joined(separator: ", "))")
-            }
-            walkName = walk
-        } else {
-            walkName = s.walks.map(\.name).first(where: walksInResults.contains) ?? walksInResults.sorted().first
-        }
+        let (mine, seed, walkName) = try selectWalk(scenario: s.name, walks: s.walks.map(\.name), results: results, seed: seed, walk: walk, file: file)
         var paths: [FloorplanFigure.Path] = []
         var title = "\(s.name) — floorplan"
         if let walkName {
@@ -103,7 +87,8 @@ public enum ResultFigures {
                 // The first-named estimator (the winner by default) is drawn on top of the others.
                 paths.append(.init(label: n + suffix, points: fixes, style: st, layer: names.count - paths.count))
             }
-            let truth = s.walk(named: walkName)?.waypoints ?? onWalk.filter { $0.estimator.rawValue == names.first }.map(\.truth)
+            // The epochs' truth (the walked path: rounded turns, pauses), from the first estimator's rows.
+            let truth = onWalk.filter { $0.estimator.rawValue == names.first }.map(\.truth)
             // The truth goes on top of the fixes so the reader can follow it, with its start marked.
             paths.append(.init(label: "true path", points: truth, style: SeriesStyle(color: .black, line: .solid, lineWidth: 2.5),
                                layer: 1000))
@@ -114,6 +99,132 @@ public enum ResultFigures {
             title = "\(s.name) — walk '\(walkName)', seed \(seed): true path and fixes"
         }
         return FloorplanFigure(title: title, floorplan: Floorplan(scenario: s), paths: paths)
+    }
+
+    /// The results of one scenario, and the seed and walk a per-walk figure shows.
+    /// - Parameters:
+    ///   - walks: the scenario's walks in order (nil `walk`: the first with results).
+    ///   - seed: nil: the smallest seed in the results.
+    /// - Returns: the walk is nil when the results hold no walk (static points only).
+    static func selectWalk(scenario: String, walks: [String], results: [EpochResult], seed: UInt64?, walk: String?,
+                           file: String) throws -> (results: [EpochResult], seed: UInt64, walk: String?) {
+        let mine = results.filter { $0.scenario == scenario }
+        guard !mine.isEmpty else { throw InputError(file: file, "no results for scenario '\(scenario)'") }
+        let seeds = Set(mine.map(\.seed)).sorted()
+        let seed = seed ?? seeds[0]
+        guard seeds.contains(seed) else {
+            throw InputError(file: file, "no results for seed \(seed) in '\(scenario)'; seeds: \(seeds.map(String.init).joined(separator: ", "))")
+        }
+        let walksInResults = Set(mine.map(\.walk)).subtracting(["grid"])
+        if let walk {
+            guard walksInResults.contains(walk) else {
+                throw InputError(file: file, "no results for walk '\(walk)' in '\(scenario)'; walks: \(walksInResults.sorted().joined(separator: ", "))")
+            }
+            return (mine, seed, walk)
+        }
+        return (mine, seed, walks.first(where: walksInResults.contains) ?? walksInResults.sorted().first)
+    }
+
+    // MARK: error over time
+
+    /// The error of each estimator along one walk (one seed), over time, under the walk's posterior bound √PCRB
+    /// (the least RMS error any tracker can reach there, docs/tracking.md). Gaps are epochs without a fix.
+    /// - Throws: ``InputError`` when the results hold no walk, or none of the requested estimators.
+    public static func errorOverTime(scenario s: Scenario, results: [EpochResult], seed: UInt64? = nil, walk: String? = nil,
+                                     estimators: [String]? = nil, defaultEstimators: [String] = [],
+                                     file: String = "results") throws -> LineFigure {
+        let (mine, seed, walkName) = try selectWalk(scenario: s.name, walks: s.walks.map(\.name), results: results, seed: seed, walk: walk, file: file)
+        guard let walkName else { throw InputError(file: file, "no walk in the results of '\(s.name)' (static points only)") }
+        let onWalk = mine.filter { $0.seed == seed && $0.walk == walkName }.sorted { $0.epoch < $1.epoch }
+        let byEstimator = Dictionary(grouping: onWalk, by: { $0.estimator.rawValue })
+        var wanted = estimators ?? defaultEstimators.filter { byEstimator[$0] != nil }
+        if wanted.isEmpty { wanted = sortedEstimators(byEstimator.keys) }
+        let names = try pick(wanted, available: byEstimator.keys, file: file, scenario: s.name, keepOrder: true)
+        var series: [LineFigure.Series] = []
+        for n in names {
+            let rs = byEstimator[n] ?? []
+            var st = style(forEstimator: n)
+            st.line = .solid; st.lineWidth = 1.2; st.marker = nil
+            let errors = rs.compactMap(\.error)
+            let rmse = errors.isEmpty ? Double.nan : (errors.reduce(0) { $0 + $1 * $1 } / Double(errors.count)).squareRoot()
+            let label = n + (errors.isEmpty ? " (no fix)" : " (RMSE \(String(format: "%.1f", rmse)) m)")
+            // A gap where there is no fix: the line is split into runs of consecutive fixes, listed once.
+            var runs: [[EpochResult]] = [[]]
+            for r in rs { if r.error == nil { if !runs[runs.count - 1].isEmpty { runs.append([]) } } else { runs[runs.count - 1].append(r) } }
+            for (k, run) in runs.enumerated() where !run.isEmpty || k == 0 {
+                series.append(.init(label: label, x: run.map(\.t), y: run.map { $0.error! }, style: st,
+                                    inLegend: k == 0))
+            }
+        }
+        let bound = (byEstimator[names.first ?? ""] ?? []).filter { $0.pcrb?.isFinite == true }
+        if !bound.isEmpty {
+            let b = bound.map { $0.pcrb! }
+            let rms = (b.reduce(0, +) / Double(b.count)).squareRoot()
+            series.append(.init(label: "√PCRB bound (RMS \(String(format: "%.1f", rms)) m)", x: bound.map(\.t), y: b.map { $0.squareRoot() },
+                                style: SeriesStyle(color: .black, line: .shortDash, lineWidth: 2)))
+        }
+        let shown = Set(names)
+        let top = max(1, SortedSample(onWalk.filter { shown.contains($0.estimator.rawValue) }.compactMap(\.error)).quantile(0.995))
+        return LineFigure(title: "\(s.name) — walk '\(walkName)', seed \(seed): error over time", xLabel: "time (s)",
+                          yLabel: "error (m)", series: series, yRange: 0...Axis.niceCeil(top * 1.05))
+    }
+
+    // MARK: track
+
+    /// Sequential colours from dark blue to yellow-green (viridis), legible on the light floor: the time bins
+    /// of a track.
+    static let timeColors: [PlotColor] = [0x440154, 0x3B528B, 0x21918C, 0x27AD81, 0x5DC863, 0xAADC32].map { PlotColor(hex: $0) }
+
+    /// One estimator's fixes along one walk on the floorplan, the path coloured by time (six equal spans, so a long
+    /// tour stays readable), with its stated uncertainty — a circle of the fix's radius — every few seconds, and
+    /// the true path.
+    public static func track(scenario s: Scenario, results: [EpochResult], estimator: String, seed: UInt64? = nil,
+                             walk: String? = nil, file: String = "results") throws -> FloorplanFigure {
+        let (mine, seed, walkName) = try selectWalk(scenario: s.name, walks: s.walks.map(\.name), results: results, seed: seed, walk: walk, file: file)
+        guard let walkName else { throw InputError(file: file, "no walk in the results of '\(s.name)' (static points only)") }
+        let onWalk = mine.filter { $0.seed == seed && $0.walk == walkName }
+        let available = Set(onWalk.map(\.estimator.rawValue))
+        _ = try pick([estimator], available: available, file: file, scenario: s.name)
+        let rs = onWalk.filter { $0.estimator.rawValue == estimator }.sorted { $0.epoch < $1.epoch }
+        let fixed = rs.filter { $0.fix != nil }
+        guard let t0 = rs.first?.t, let t1 = rs.last?.t else { throw InputError(file: file, "no epochs on walk '\(walkName)'") }
+        var paths: [FloorplanFigure.Path] = []
+        paths.append(.init(label: "true path", points: rs.map(\.truth), style: SeriesStyle(color: .black, line: .shortDash, lineWidth: 1.5),
+                           layer: 900))
+        // Time bins: each a path of the fixes in it, joined to the previous bin's last fix.
+        let bins = timeColors.count
+        let span = max(t1 - t0, 1e-9)
+        var previous: Point?
+        for b in 0..<bins {
+            let lo = t0 + span * Double(b) / Double(bins), hi = t0 + span * Double(b + 1) / Double(bins)
+            let inBin = fixed.filter { $0.t >= lo && ($0.t < hi || b == bins - 1) }.map { $0.fix! }
+            guard !inBin.isEmpty else { continue }
+            let points = (previous.map { [$0] } ?? []) + inBin
+            previous = inBin.last
+            paths.append(.init(label: "\(estimator), t \(Int(lo.rounded()))–\(Int(hi.rounded())) s", points: points,
+                               style: SeriesStyle(color: timeColors[b], line: .solid, lineWidth: 1.8, marker: .circle, markerScale: 0.35),
+                               layer: 100 + b))
+        }
+        // The stated uncertainty every `every` seconds: about 40 circles over the walk, at a round interval.
+        let every = [2.0, 5, 10, 15, 20, 30, 60, 120, 300].first { span / $0 <= 40 } ?? 600
+        var next = t0, listed = false
+        for r in fixed where r.t >= next {
+            guard let radius = r.uncertainty, radius.isFinite, radius > 0, let c = r.fix else { continue }
+            next = r.t + every
+            let b = min(Int(Double(bins) * (r.t - t0) / span), bins - 1)
+            let circle = (0...36).map { k -> Point in
+                let a = Double(k) / 36 * 2 * .pi
+                return Point(c.x + radius * cos(a), c.y + radius * sin(a))
+            }
+            paths.append(.init(label: "stated uncertainty (radius), every \(Int(every)) s", points: circle,
+                               style: SeriesStyle(color: listed ? timeColors[b] : .grey, line: .solid, lineWidth: 0.8),
+                               layer: 50, inLegend: !listed))
+            listed = true
+        }
+        let errors = SortedSample(rs.compactMap(\.error))
+        let p75 = errors.isEmpty ? "" : ", P75 \(String(format: "%.1f", errors.quantile(0.75))) m"
+        return FloorplanFigure(title: "\(s.name) — walk '\(walkName)', seed \(seed): \(estimator)'s track\(p75)",
+                               floorplan: Floorplan(scenario: s), paths: paths)
     }
 
     // MARK: heatmap

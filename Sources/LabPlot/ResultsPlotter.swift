@@ -68,6 +68,16 @@ public struct ResultsPlotter {
         return names
     }
 
+    /// The default estimators of error over time: the winner, the particle filter, the best snapshot estimator
+    /// (each once, in that order).
+    public var defaultTrackEstimators: [String] {
+        var names: [String] = []
+        for n in [manifest.leaderboard.winner?.rawValue, "particle-filter", manifest.leaderboard.bestSnapshot?.rawValue] {
+            if let n, !names.contains(n) { names.append(n) }
+        }
+        return names
+    }
+
     /// Builds one figure. `scenario` is required for the per-scenario kinds.
     public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
         if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))) }
@@ -91,6 +101,15 @@ public struct ResultsPlotter {
             return ResultFigures.crlb(scenario: try loadScenario(e), map: try ResultsDirectory.readBoundMap(directory: directory, scenario: scenario))
         case .leaderboard:
             return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name)))
+        case .errorTime:
+            return try ResultFigures.errorOverTime(scenario: loadScenario(e), results: results(scenario), seed: options.seed, walk: options.walk,
+                                                   estimators: options.estimators, defaultEstimators: defaultTrackEstimators, file: file)
+        case .track:
+            guard let est = options.estimator ?? manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue else {
+                throw InputError(file: directory + "/" + RunManifest.fileName, "no estimator in this run")
+            }
+            return try ResultFigures.track(scenario: loadScenario(e), results: results(scenario), estimator: est, seed: options.seed,
+                                           walk: options.walk, file: file)
         case .calibration, .beaconCount:
             throw InputError(file: directory, "the \(kind.rawValue) figure is not drawn from tournament results yet")
         }
@@ -104,7 +123,7 @@ public struct ResultsPlotter {
     }
 
     /// The kinds of the standard set, per scenario.
-    public static let standardKinds: [FigureKind] = [.cdf, .map, .heatmap, .crlb]
+    public static let standardKinds: [FigureKind] = [.cdf, .map, .heatmap, .crlb, .errorTime, .track]
 
     /// The standard set: cdf, map, heatmap and crlb for every scenario of the run, and the leaderboard.
     /// Every input is read and every figure built before the first file is written.
@@ -126,6 +145,15 @@ public struct ResultsPlotter {
             }
             jobs.append((ResultFigures.crlb(scenario: s, map: try ResultsDirectory.readBoundMap(directory: directory, scenario: e.name)),
                          FigureKind.crlb.basePath(directory: outputDirectory, scenario: e.name)))
+            // Walks: error over time with the posterior bound, and the winner's track.
+            if rs.contains(where: { $0.walk != "grid" }) {
+                jobs.append((try ResultFigures.errorOverTime(scenario: s, results: rs, defaultEstimators: defaultTrackEstimators, file: file),
+                             FigureKind.errorTime.basePath(directory: outputDirectory, scenario: e.name)))
+                if let winner {
+                    jobs.append((try ResultFigures.track(scenario: s, results: rs, estimator: winner, file: file),
+                                 FigureKind.track.basePath(directory: outputDirectory, scenario: e.name)))
+                }
+            }
         }
         return try jobs.flatMap { try renderer.render($0.0, to: $0.1, formats: formats) }
     }

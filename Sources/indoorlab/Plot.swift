@@ -10,7 +10,7 @@ import LabSimulation
 
 struct Plot: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, leaderboard, all; or offset-learning.",
+        abstract: "Draw figures from saved results (PNG and SVG): cdf, map, heatmap, crlb, error-time, track, leaderboard, all; or offset-learning.",
         discussion: """
         Reads what 'compare --out DIR' wrote (run.json, <scenario>-epochs.csv,
         <scenario>-crlb-map.json) and recomputes nothing; only 'crlb --scenario S'
@@ -21,8 +21,15 @@ struct Plot: ParsableCommand {
           heatmap      one estimator's mean error per test point, all seeds
           crlb         √CRLB over the floorplan, from <scenario>-crlb-map.json
                        (--scenario without --results: from the scenario file)
+          error-time   error over time along one walk (one seed) per estimator,
+                       under the posterior bound √PCRB (default: the winner,
+                       particle-filter and the best snapshot estimator)
+          track        one estimator's fixes along one walk (default: the
+                       winner), coloured by time, with its stated uncertainty
+                       every few seconds and the true path
           leaderboard  P75 per estimator per scenario
-          all          cdf, map, heatmap, crlb per scenario, and the leaderboard
+          all          cdf, map, heatmap, crlb, error-time, track per scenario,
+                       and the leaderboard
           offset-learning
                        simulates, takes no --results: the shipped estimator
                        learning an unknown phone offset scan by scan along a
@@ -31,10 +38,11 @@ struct Plot: ParsableCommand {
                        --runs, --scans, --all-impairments, --json
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
         Examples: indoorlab plot map --results out/compare --scenario museum-gallery
+                  indoorlab plot track --results out/compare --scenario killian-court@field --estimator particle-filter
                   indoorlab plot offset-learning --offset=-15 --scenario smart-home
         """)
 
-    @Argument(help: "cdf, map, heatmap, crlb, leaderboard, all or offset-learning.")
+    @Argument(help: "cdf, map, heatmap, crlb, error-time, track, leaderboard, all or offset-learning.")
     var kind: String
 
     @Option(help: "Results directory written by 'indoorlab compare --out'.")
@@ -43,17 +51,17 @@ struct Plot: ParsableCommand {
     @Option(help: "Scenario name (as in the run), or for crlb without --results a scenario file or bundled name.")
     var scenario: String?
 
-    @Option(help: "cdf: estimators to show (default: all); map: whose fixes (default: the winner and least-squares).",
+    @Option(help: "cdf: estimators to show (default: all); map: whose fixes (default: the winner and least-squares); error-time: whose errors.",
             transform: EstimatorList.parse)
     var estimators: [EstimatorKind]?
 
-    @Option(help: "heatmap: whose error (default: the leaderboard's winner).", transform: { try EstimatorList.parse($0) })
+    @Option(help: "heatmap: whose error; track: whose track (default: the leaderboard's winner).", transform: { try EstimatorList.parse($0) })
     var estimator: [EstimatorKind]?
 
-    @Option(help: "map: the seed whose fixes are drawn (default: the run's first seed); offset-learning: the first seed (default 1).")
+    @Option(help: "map, error-time, track: the seed whose fixes are drawn (default: the run's first seed); offset-learning: the first seed (default 1).")
     var seed: UInt64?
 
-    @Option(help: "map, offset-learning: the walk (default: the scenario's first walk).")
+    @Option(help: "map, error-time, track, offset-learning: the walk (default: the scenario's first walk).")
     var walk: String?
 
     @Option(help: "offset-learning: the phone's true offset, dB.")
@@ -77,7 +85,7 @@ struct Plot: ParsableCommand {
     @Option(help: "Comma-separated formats: png, svg (default: both).", transform: Plot.parseFormats)
     var format: [PlotFormat] = [.png, .svg]
 
-    static let kinds = ["cdf", "map", "heatmap", "crlb", "leaderboard", "all", "offset-learning"]
+    static let kinds = ["cdf", "map", "heatmap", "crlb", "error-time", "track", "leaderboard", "all", "offset-learning"]
 
     static func parseFormats(_ text: String) throws -> [PlotFormat] {
         try text.split(separator: ",").map {

@@ -68,10 +68,13 @@ enum Fixture {
                             let a = rng.next() * 2 * .pi, r = scale * (rng.next() + rng.next())
                             fix = Point(p.x + r * cos(a), p.y + r * sin(a))
                         }
-                        out.append(EpochResult(scenario: scenarioName, seed: seed, estimator: est, walk: walk, epoch: i, t: Double(i),
-                                               truth: p, fix: fix, uncertainty: nil, reason: fix == nil ? "few-beacons" : nil,
-                                               error: fix.map { $0.distance(to: p) }, crlb: 1.0, beaconsHeard: 4, roomHit: nil,
-                                               exhibitHit: nil, friezeLooks: 0, friezeHits: 0))
+                        var r = EpochResult(scenario: scenarioName, seed: seed, estimator: est, walk: walk, epoch: i, t: Double(i),
+                                            truth: p, fix: fix, uncertainty: fix == nil ? nil : 1.0, reason: fix == nil ? "few-beacons" : nil,
+                                            error: fix.map { $0.distance(to: p) }, crlb: 1.0, beaconsHeard: 4, roomHit: nil,
+                                            exhibitHit: nil, friezeLooks: 0, friezeHits: 0)
+                        // Walks carry the posterior bound (0.25 m², √ = 0.5 m).
+                        if walk == "loop" { r.pcrb = 0.25 }
+                        out.append(r)
                     }
                 }
             }

@@ -17,9 +17,13 @@ import LabStore
         .heatmap: (["x (m)", "y (m)", "mean error (m)", "beacon"], ["test-hall — fusion: mean error per test point", "seeds 1–2"]),
         .crlb: (["x (m)", "y (m)", "√CRLB (m)", "beacon", "QR checkpoint"], ["test-hall — √CRLB: 4 beacons, expected readings per window", "no seed"]),
         .leaderboard: (["P75 error (m)", "1. fusion (winner)", "test-hall", "no fixes", "✕"], ["Leaderboard — P75", "seeds 1–2"]),
+        .errorTime: (["time (s)", "error (m)", "√PCRB bound (RMS 0.5 m)"],
+                     ["test-hall — walk 'loop', seed 1: error over time", "fusion (RMSE "]),
+        .track: (["x (m)", "y (m)", "true path", "beacon", "stated uncertainty (radius), every 2 s"],
+                 ["test-hall — walk 'loop', seed 1: fusion's track, P75 ", "fusion, t 0–5 s", "fusion, t 26–31 s"]),
     ]
 
-    @Test(arguments: [FigureKind.cdf, .map, .heatmap, .crlb, .leaderboard])
+    @Test(arguments: [FigureKind.cdf, .map, .heatmap, .crlb, .leaderboard, .errorTime, .track])
     func eachKindRendersPNGAndSVGWithItsLabels(kind: FigureKind) throws {
         let results = try Fixture.writeResults()
         defer { Fixture.cleanUp(results) }
@@ -53,10 +57,34 @@ import LabStore
         let out = Fixture.temporaryDirectory("set")
         defer { Fixture.cleanUp(out) }
         let written = try Fixture.plotter(results).drawStandardSet(outputDirectory: out)
-        let names = ["leaderboard", "test-hall-cdf", "test-hall-map", "test-hall-heatmap", "test-hall-crlb"]
+        let names = ["leaderboard", "test-hall-cdf", "test-hall-map", "test-hall-heatmap", "test-hall-crlb", "test-hall-error-time", "test-hall-track"]
         #expect(written == names.flatMap { ["\(out)/\($0).png", "\(out)/\($0).svg"] })
         #expect(filesIn(out) == names.flatMap { ["\($0).png", "\($0).svg"] }.sorted())
         for path in written where path.hasSuffix(".png") { #expect(isPNG(path)) }
+    }
+
+    /// Error over time: one line per estimator (split where there is no fix, listed once), the bound under them;
+    /// the track: six time spans that join up, one circle of the stated radius every few seconds (listed once).
+    @Test func trackingFiguresHoldWhatTheResultsSay() throws {
+        let rs = Fixture.results()
+        let figure = try ResultFigures.errorOverTime(scenario: Fixture.scenario, results: rs, seed: 2, estimators: ["fusion", "centroid"])
+        #expect(figure.series.filter(\.inLegend).map(\.label).map { $0.prefix(5) } == ["fusio", "centr", "√PCRB"])
+        let fusion = rs.filter { $0.seed == 2 && $0.walk == "loop" && $0.estimator == .fusion }.sorted { $0.epoch < $1.epoch }
+        #expect(figure.series[0].y == fusion.map { $0.error! })
+        #expect(figure.series.last!.y.allSatisfy { $0 == 0.5 })
+        let track = try ResultFigures.track(scenario: Fixture.scenario, results: rs, estimator: "fusion", seed: 2)
+        let spans = track.paths.filter { $0.label.hasPrefix("fusion, t ") }
+        #expect(spans.count == 6)
+        #expect(zip(spans, spans.dropFirst()).allSatisfy { $0.points.last == $1.points.first }, "each span starts where the last ended")
+        #expect(Set(spans.flatMap(\.points)) == Set(fusion.map { $0.fix! }))
+        let circles = track.paths.filter { $0.label.hasPrefix("stated uncertainty") }
+        #expect(circles.count == 16 && circles.filter(\.inLegend).count == 1, "32 s of walk, a circle every 2 s")
+        #expect(circles.allSatisfy { c in abs(c.points[0].distance(to: c.points[18]) - 2) < 1e-9 }, "radius 1 m")
+        // A walk must exist; the estimator must be in the results.
+        var staticOnly = rs.filter { $0.walk == "grid" }
+        #expect(throws: InputError.self) { try ResultFigures.track(scenario: Fixture.scenario, results: staticOnly, estimator: "fusion") }
+        staticOnly = rs
+        #expect(throws: InputError.self) { try ResultFigures.track(scenario: Fixture.scenario, results: staticOnly, estimator: "bearing") }
     }
 
     @Test func mapTakesTheChosenSeedWalkAndEstimators() throws {
