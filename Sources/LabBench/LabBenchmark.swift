@@ -100,7 +100,7 @@ enum BenchEstimators {
         var observations: [Observation] = [], starts: Set<Int> = []
         for w in s.walks {
             starts.insert(observations.count)
-            observations += sim.simulate(walk: w, seed: 1).map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t) }
+            observations += sim.simulate(walk: w, seed: 1).map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t, steps: $0.steps) }
         }
         return (venue, observations, starts, s.walls.count)
     }
@@ -126,7 +126,7 @@ enum BenchEstimators {
             }
             out.append(.init(name: "scan updates/s [\(kind.rawValue)]", value: r, unit: "updates/s",
                              target: kind == .particleFilter ? 2000 : nil,
-                             note: "esoc-office walks (\(walks.walls) walls, field condition), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
+                             note: "esoc-office walks (\(walks.walls) walls, field condition, the phone's steps), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
         }
         for kind in EstimatorKind.allCases where !kind.inputs.uses.contains(.motion) {
             // Estimators that need headings (RSSI alone never fixes) are timed where there are friezes to look at.

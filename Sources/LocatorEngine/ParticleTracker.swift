@@ -48,6 +48,9 @@ package final class ParticleTracker {
     private var time: Double?
     package private(set) var isTracking = false
     private var device: (mean: Double, variance: Double)?
+    /// Whether this track's particles have their compass bias yet: drawn at the first steps, so that a phone
+    /// without a step detector takes the same random draws as before steps existed.
+    private var biasDrawn = false
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
@@ -131,10 +134,10 @@ package final class ParticleTracker {
             px[i] = x; py[i] = y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             pd[i] = delta + offsetSigma * rng.gaussian()
-            pb[i] = settings.motion.stepBiasSigma * .pi / 180 * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
         isTracking = true
+        biasDrawn = false
         return nil
     }
 
@@ -165,6 +168,10 @@ package final class ParticleTracker {
         let still = m.standingSigma * dt.squareRoot()
         let biasDrift = m.stepBiasDrift * .pi / 180 * dt.squareRoot()
         let drift = m.processNoise(dt: dt).offset.squareRoot()
+        if !biasDrawn {
+            for i in 0..<n { pb[i] = m.stepBiasSigma * .pi / 180 * rng.gaussian() }
+            biasDrawn = true
+        }
         for i in 0..<n where pw[i] > 0 {
             var x = px[i], y = py[i]
             for st in steps {
