@@ -78,6 +78,14 @@ public struct ResultsPlotter {
         return names
     }
 
+    /// The estimator of a one-estimator figure (heatmap, track): the one asked for, else the winner, else the run's first.
+    func oneEstimator(_ options: PlotOptions) throws -> String {
+        guard let est = options.estimator ?? manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue else {
+            throw InputError(file: directory + "/" + RunManifest.fileName, "no estimator in this run")
+        }
+        return est
+    }
+
     /// Builds one figure. `scenario` is required for the per-scenario kinds.
     public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
         if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))) }
@@ -93,10 +101,7 @@ public struct ResultsPlotter {
             return try ResultFigures.map(scenario: loadScenario(e), results: results(scenario), seed: options.seed, walk: options.walk,
                                          estimators: options.estimators, defaultEstimators: defaultMapEstimators, file: file)
         case .heatmap:
-            guard let est = options.estimator ?? manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue else {
-                throw InputError(file: directory + "/" + RunManifest.fileName, "no estimator in this run")
-            }
-            return try ResultFigures.heatmap(scenario: loadScenario(e), results: results(scenario), estimator: est, file: file)
+            return try ResultFigures.heatmap(scenario: loadScenario(e), results: results(scenario), estimator: oneEstimator(options), file: file)
         case .crlb:
             return ResultFigures.crlb(scenario: try loadScenario(e), map: try ResultsDirectory.readBoundMap(directory: directory, scenario: scenario))
         case .leaderboard:
@@ -105,10 +110,7 @@ public struct ResultsPlotter {
             return try ResultFigures.errorOverTime(scenario: loadScenario(e), results: results(scenario), seed: options.seed, walk: options.walk,
                                                    estimators: options.estimators, defaultEstimators: defaultTrackEstimators, file: file)
         case .track:
-            guard let est = options.estimator ?? manifest.leaderboard.winner?.rawValue ?? manifest.estimators.first?.rawValue else {
-                throw InputError(file: directory + "/" + RunManifest.fileName, "no estimator in this run")
-            }
-            return try ResultFigures.track(scenario: loadScenario(e), results: results(scenario), estimator: est, seed: options.seed,
+            return try ResultFigures.track(scenario: loadScenario(e), results: results(scenario), estimator: oneEstimator(options), seed: options.seed,
                                            walk: options.walk, file: file)
         case .calibration, .beaconCount:
             throw InputError(file: directory, "the \(kind.rawValue) figure is not drawn from tournament results yet")
