@@ -41,10 +41,15 @@ public struct StepReading: Sendable, Hashable, Codable {
         self.lengthAccuracy = lengthAccuracy; self.headingAccuracy = headingAccuracy
     }
 
-    /// Whether every field is a usable number (length and accuracies ≥ 0, heading in [0, 360)).
+    /// The longest step a step detector reports, metres (a running stride is under 2 m); also the largest σ of a
+    /// step's length.
+    public static let longest = 3.0
+
+    /// Whether every field is a usable number: t finite, length and its σ in [0, ``longest``], heading in [0, 360),
+    /// its σ in [0, 180].
     public var isValid: Bool {
-        t.isFinite && length.isFinite && length >= 0 && heading.isFinite && heading >= 0 && heading < 360
-            && lengthAccuracy.isFinite && lengthAccuracy >= 0 && headingAccuracy.isFinite && headingAccuracy >= 0
+        t.isFinite && length >= 0 && length <= StepReading.longest && heading >= 0 && heading < 360
+            && lengthAccuracy >= 0 && lengthAccuracy <= StepReading.longest && headingAccuracy >= 0 && headingAccuracy <= 180
     }
 }
 
@@ -150,7 +155,7 @@ public struct Observation: Sendable, Hashable {
             return "a heading or its accuracy is not a finite number (accuracy must be ≥ 0)"
         }
         for s in steps ?? [] where !s.isValid {
-            return "a step is not valid (length and accuracies must be finite and ≥ 0, heading in [0, 360))"
+            return "a step is not valid (length and its σ in [0, 3] m, heading in [0, 360), its σ in [0, 180]°)"
         }
         return nil
     }

@@ -114,14 +114,24 @@ public enum WorkBudget {
                     add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(windows * perWindow * beacons)) readings (\(number(windows)) windows × \(number(perWindow)) advertisements × \(s.beacons.count) beacons); the budget is \(maximumReadingsPerPass)")
                 } else if let pdr = s.pdr, cadenceRange.contains(pdr.cadence) {
                     let steps = (walk.length * pdr.cadence / slowest).rounded(.up)
+                    let fastest = walk.speed * (walk.speedSigma > 0 ? 1 + Walk.speedExcursion : 1)
                     if steps > Double(maximumStepsPerWalk) {
                         add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(steps)) steps at \(number(pdr.cadence)) steps/s; the budget is \(maximumStepsPerWalk)")
+                    } else if fastest / pdr.cadence > StepReading.longest / 2 {
+                        add([.key("walks"), .index(i), .key("speed")], "at \(number(fastest)) m/s and \(number(pdr.cadence)) steps/s a step is \(number(fastest / pdr.cadence)) m; steps are at most \(number(StepReading.longest / 2)) m (raise pdr.cadence or slow the walk)")
                     }
                 }
             }
         }
-        if let pdr = s.pdr, !cadenceRange.contains(pdr.cadence) {
-            add([.key("pdr"), .key("cadence")], "expected \(number(cadenceRange.lowerBound))–\(number(cadenceRange.upperBound)) steps per second, found \(number(pdr.cadence))")
+        if let pdr = s.pdr {
+            if !cadenceRange.contains(pdr.cadence) {
+                add([.key("pdr"), .key("cadence")], "expected \(number(cadenceRange.lowerBound))–\(number(cadenceRange.upperBound)) steps per second, found \(number(pdr.cadence))")
+            }
+            // The loader checks these with their limits; a model built in code must not make invalid steps either.
+            for (key, value, limit) in [("length_sigma", pdr.lengthSigma, 1.0), ("scale_sigma", pdr.scaleSigma, 0.5), ("heading_sigma", pdr.headingSigma, 180),
+                                        ("bias_sigma", pdr.biasSigma, 180), ("bias_drift", pdr.biasDrift, 10)] where !(value >= 0 && value <= limit) {
+                add([.key("pdr"), .key(key)], "expected 0–\(number(limit)), found \(number(value))")
+            }
         }
         return out
     }

@@ -124,7 +124,8 @@ struct Pedometer {
             cursor = hint
             if model.biasDrift > 0 { bias += rng.gaussian(sigma: model.biasDrift * max(0, t - lastStepTime).squareRoot()) }
             let trueLength = a.distance(to: b)
-            let length = max(0, trueLength * (1 + scale) + (model.lengthSigma > 0 ? rng.gaussian(sigma: model.lengthSigma) : 0))
+            // Within what a step detector reports (WorkBudget keeps true steps well under it).
+            let length = min(StepReading.longest, max(0, trueLength * (1 + scale) + (model.lengthSigma > 0 ? rng.gaussian(sigma: model.lengthSigma) : 0)))
             let heading = Bearing.normalise(Bearing.degrees(from: a, to: b) + bias
                                             + (model.headingSigma > 0 ? rng.gaussian(sigma: model.headingSigma) : 0))
             out.append(StepReading(t: t, length: length, heading: heading, lengthAccuracy: model.lengthSigma,

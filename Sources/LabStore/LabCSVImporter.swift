@@ -165,14 +165,16 @@ struct LabCSVImporter {
             }
             let h = try rec.double(hi)
             guard h >= 0 && h < 360 else { throw rec.error(hi, "expected a compass heading in [0, 360) degrees, found \(h)") }
-            func accuracy(_ key: String, _ fallback: Double, _ unit: String) throws -> Double {
+            func accuracy(_ key: String, _ fallback: Double, _ limit: Double, _ unit: String) throws -> Double {
                 guard let i = c[key], let a = try rec.optionalDouble(i) else { return fallback }
-                guard a >= 0 else { throw rec.error(i, "expected a standard deviation ≥ 0 \(unit), found \(a)") }
+                guard a >= 0 && a <= limit else {
+                    throw rec.error(i, "expected a standard deviation ≥ 0 \(unit), at most \(Format.number(limit)), found \(a)")
+                }
                 return a
             }
             out.append(StepReading(t: t, length: length, heading: h,
-                                   lengthAccuracy: try accuracy("length_accuracy", defaults.lengthSigma, "metres"),
-                                   headingAccuracy: try accuracy("heading_accuracy", defaults.headingSigma, "degrees")))
+                                   lengthAccuracy: try accuracy("length_accuracy", defaults.lengthSigma, StepReading.longest, "metres"),
+                                   headingAccuracy: try accuracy("heading_accuracy", defaults.headingSigma, 180, "degrees")))
         }
         if out.isEmpty { throw InputError(file: file.path, "no steps: expected one row per step after the header (or no steps.csv)") }
         return out

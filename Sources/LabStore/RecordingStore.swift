@@ -503,7 +503,7 @@ public enum RecordingStore {
             while let r = try srows.next() {
                 let st = StepReading(t: r[0], length: r[1], heading: r[2], lengthAccuracy: r[3], headingAccuracy: r[4])
                 guard st.isValid else {
-                    throw bad("step_samples", "sample \(read.count + 1): t \(st.t), length \(st.length), heading \(st.heading), accuracies \(st.lengthAccuracy), \(st.headingAccuracy) is not a valid step (finite; length and accuracies ≥ 0; heading in [0, 360))")
+                    throw bad("step_samples", "sample \(read.count + 1): t \(st.t), length \(st.length), heading \(st.heading), accuracies \(st.lengthAccuracy), \(st.headingAccuracy) is not a valid step (length and its σ in [0, 3] m, heading in [0, 360), its σ in [0, 180]°)")
                 }
                 read.append(st)
             }
@@ -594,7 +594,7 @@ public final class RecordingWriter {
     /// Appends one step of the phone's step detector.
     public func append(_ s: StepReading) throws {
         guard s.isValid else {
-            throw InputError(file: file, field: "step_samples", "invalid step at t \(s.t): length \(s.length), heading \(s.heading) (finite; length and accuracies ≥ 0; heading in [0, 360))")
+            throw InputError(file: file, field: "step_samples", "invalid step at t \(s.t): length \(s.length), heading \(s.heading) (length and its σ in [0, 3] m, heading in [0, 360), its σ in [0, 180]°)")
         }
         stepStatement.setUncheckedArguments([s.t, s.length, s.heading, s.lengthAccuracy, s.headingAccuracy])
         try stepStatement.execute()

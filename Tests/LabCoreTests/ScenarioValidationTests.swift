@@ -281,6 +281,16 @@ func errors(_ yaml: String) -> [String] {
         #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (8 m at 0.6 m/s or faster, 8640000 windows of pauses) is 8641337 scan windows; the budget is 1000000") }, "\(found)")
     }
 
+    /// A step detector reports steps of at most 3 m: a walk whose true steps could pass half that is refused, and a
+    /// step model built in code is checked like a loaded one.
+    @Test func stepsStayWithinWhatAStepDetectorReports() throws {
+        let fast = replacing("speed: 1.2", "speed: 4").replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\npdr: {cadence: 1}")
+        #expect(errors(fast).contains { $0.contains("walks[0].speed: at 4 m/s and 1 steps/s a step is 4 m; steps are at most 1.5 m") }, "\(errors(fast))")
+        var s = try parse(validYAML)
+        s.pdr = PDRModel(lengthSigma: .nan, headingSigma: -1)
+        #expect(WorkBudget.problems(s).map(\.field) == ["pdr.length_sigma", "pdr.heading_sigma"])
+    }
+
     @Test func aWalkOfTooManyWindowsIsRefused() {
         let long = replacing("sigma: 4}", "sigma: 4, scan_window: 0.01, advertising_interval: 0.02}")
             .replacingOccurrences(of: "speed: 1.2", with: "speed: 0.01")

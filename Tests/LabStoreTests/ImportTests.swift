@@ -72,6 +72,8 @@ import LabScenarioIO
         try expectImportError(dir + "/bad3", file: "steps.csv", line: 2, field: "length", containing: "expected a step length in metres within 0…3, found 40")
         try writeLabCSV(dir + "/bad4", steps: "t,length,heading,length_accuracy\n0.2,0.7,10,-1\n")
         try expectImportError(dir + "/bad4", file: "steps.csv", line: 2, field: "length_accuracy", containing: "expected a standard deviation ≥ 0 metres")
+        try writeLabCSV(dir + "/bad6", steps: "t,length,heading,heading_accuracy\n0.2,0.7,10,1e300\n")
+        try expectImportError(dir + "/bad6", file: "steps.csv", line: 2, field: "heading_accuracy", containing: "at most 180")
         try writeLabCSV(dir + "/bad5", steps: "t,length\n0.2,0.7\n")
         try expectImportError(dir + "/bad5", file: "steps.csv", line: 1, field: nil, containing: "missing column 'heading'")
     }

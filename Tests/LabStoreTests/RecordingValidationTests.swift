@@ -32,7 +32,7 @@ import Testing
         ("UPDATE recordings SET created = 'v1'", "a value cannot be read (was the file edited?): could not decode Date from database value \"v1\" - column: \"created\""),
         ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
         ("UPDATE step_samples SET heading = 400 WHERE rowid = 5", "step_samples: sample 5: t "),
-        ("UPDATE step_samples SET length_accuracy = -1 WHERE rowid = 1", "is not a valid step (finite; length and accuracies ≥ 0; heading in [0, 360))"),
+        ("UPDATE step_samples SET length_accuracy = -1 WHERE rowid = 1", "is not a valid step (length and its σ in [0, 3] m, heading in [0, 360), its σ in [0, 180]°)"),
         ("UPDATE step_samples SET length = 'far' WHERE rowid = 2", "step_samples row 2 column length: expected a number, found text 'far'"),
     ])
     func aTamperedRecordingIsRefusedWithItsPlace(sql: String, message: String) throws {
