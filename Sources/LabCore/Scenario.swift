@@ -289,6 +289,16 @@ public struct PDRModel: Sendable, Hashable {
     }
 }
 
+extension PDRModel {
+    /// Each error setting's scenario key, property and largest value (with what the limit is): the loader and
+    /// ``WorkBudget`` both check against these. The cadence's range is ``WorkBudget/cadenceRange`` (it sizes work).
+    public static var limits: [(key: String, path: WritableKeyPath<PDRModel, Double>, limit: Double, what: String)] {
+        [("length_sigma", \.lengthSigma, 1, "1 m per step"), ("scale_sigma", \.scaleSigma, 0.5, "a 50% scale error"),
+         ("heading_sigma", \.headingSigma, 180, "180°"), ("bias_sigma", \.biasSigma, 180, "180°"),
+         ("bias_drift", \.biasDrift, 10, "10° per √s")]
+    }
+}
+
 /// At waypoint `at`, the user stops and points the phone at each named frieze in turn.
 public struct LookEvent: Sendable, Hashable {
     /// Index into the walk's waypoints.

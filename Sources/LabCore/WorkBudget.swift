@@ -128,9 +128,8 @@ public enum WorkBudget {
                 add([.key("pdr"), .key("cadence")], "expected \(number(cadenceRange.lowerBound))–\(number(cadenceRange.upperBound)) steps per second, found \(number(pdr.cadence))")
             }
             // The loader checks these with their limits; a model built in code must not make invalid steps either.
-            for (key, value, limit) in [("length_sigma", pdr.lengthSigma, 1.0), ("scale_sigma", pdr.scaleSigma, 0.5), ("heading_sigma", pdr.headingSigma, 180),
-                                        ("bias_sigma", pdr.biasSigma, 180), ("bias_drift", pdr.biasDrift, 10)] where !(value >= 0 && value <= limit) {
-                add([.key("pdr"), .key(key)], "expected 0–\(number(limit)), found \(number(value))")
+            for l in PDRModel.limits where !(pdr[keyPath: l.path] >= 0 && pdr[keyPath: l.path] <= l.limit) {
+                add([.key("pdr"), .key(l.key)], "expected 0–\(number(l.limit)) (\(l.what)), found \(number(pdr[keyPath: l.path]))")
             }
         }
         return out

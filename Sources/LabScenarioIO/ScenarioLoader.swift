@@ -276,17 +276,15 @@ public enum ScenarioLoader {
                     turnDistance: turnDistance, looks: looks, pauses: pauses)
     }
 
-    static let pdrKeys = ["cadence", "length_sigma", "scale_sigma", "heading_sigma", "bias_sigma", "bias_drift"]
+    static var pdrKeys: [String] { ["cadence"] + PDRModel.limits.map(\.key) }
 
     private static func readPDR(_ f: YAMLField) -> PDRModel? {
         guard let m = f.mapping(allowed: pdrKeys) else { return nil }
         var pdr = PDRModel()
         if let v = m.optional("cadence")?.positive() { pdr.cadence = v }   // its range is WorkBudget's: it sizes work
-        if let v = m.optional("length_sigma")?.atMost(1, "1 m per step") { pdr.lengthSigma = v }
-        if let v = m.optional("scale_sigma")?.atMost(0.5, "a 50% scale error") { pdr.scaleSigma = v }
-        if let v = m.optional("heading_sigma")?.atMost(180, "180°") { pdr.headingSigma = v }
-        if let v = m.optional("bias_sigma")?.atMost(180, "180°") { pdr.biasSigma = v }
-        if let v = m.optional("bias_drift")?.atMost(10, "10° per √s") { pdr.biasDrift = v }
+        for l in PDRModel.limits {
+            if let v = m.optional(l.key)?.atMost(l.limit, l.what) { pdr[keyPath: l.path] = v }
+        }
         return pdr
     }
 

@@ -96,9 +96,8 @@ struct Pedometer {
     let rng: RandomSource
     let scale: Double
     var bias: Double
-    /// Arc length and time where the current step began.
+    /// Arc length where the current step began.
     var stepStart: Double = 0
-    var stepStartTime: Double
     var cursor = 1
     var lastStepTime: Double
     /// The true length of the step in progress, fixed when it began (nil: none begun yet).
@@ -109,7 +108,7 @@ struct Pedometer {
         rng = RandomSource(seed: seed, stream: RandomSource.stream("pdr:" + walk))
         scale = model.scaleSigma > 0 ? rng.gaussian(sigma: model.scaleSigma) : 0
         bias = model.biasSigma > 0 ? rng.gaussian(sigma: model.biasSigma) : 0
-        stepStartTime = startTime; lastStepTime = startTime
+        lastStepTime = startTime
     }
 
     /// The walker went from arc length `from` (at time `t0`) to `to` (at `t1`) at `speed`: the steps completed.

@@ -115,14 +115,13 @@ package final class KalmanTracker {
 
     /// Starts a track from a snapshot fix of `o`.
     private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
-        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.motion.offsetDrift * dt).squareRoot()) })
+        fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
         let outcome = fit.locate(o, ranges: ranges)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
             return record(outcome.fix == nil ? outcome : .noFix(.solverFailed("the first fix has no covariance")), dt: dt, continues: false)
         }
         let v = settings.motion.startSpeedSigma * settings.motion.startSpeedSigma
-        let offsetVariance = device.map { min($0.variance + settings.motion.offsetDrift * dt, settings.motion.startOffsetSigma * settings.motion.startOffsetSigma) }
-            ?? settings.motion.startOffsetSigma * settings.motion.startOffsetSigma
+        let offsetVariance = settings.motion.startOffsetVariance(device, dt: dt)
         s = [f.position.x, f.position.y, 0, 0, delta]
         P = [c.xx, c.xy, 0, 0, 0,
              c.xy, c.yy, 0, 0, 0,

@@ -35,6 +35,19 @@ public struct MotionModel: Sendable, Hashable {
 
     public init() {}
 
+    /// What a phone's earlier tracks tell a new track about δ, `dt` seconds of drift later: (mean, σ), or nil when
+    /// nothing was learned. The trackers' snapshot fit that starts a track takes it as its prior.
+    public func carriedOffset(_ device: (mean: Double, variance: Double)?, dt: Double) -> (mean: Double, sigma: Double)? {
+        device.map { ($0.mean, ($0.variance + offsetDrift * dt).squareRoot()) }
+    }
+
+    /// δ's variance when a track starts: what the phone's earlier tracks carried, drifted over `dt`, at most
+    /// ``startOffsetSigma``² (one scan's fit tells δ to about that).
+    public func startOffsetVariance(_ device: (mean: Double, variance: Double)?, dt: Double) -> Double {
+        let widest = startOffsetSigma * startOffsetSigma
+        return device.map { min($0.variance + offsetDrift * dt, widest) } ?? widest
+    }
+
     /// Q over `dt` seconds, per axis: position (m²), position–velocity (m²/s), velocity (m²/s²); and δ's (dB²).
     @inline(__always) public func processNoise(dt: Double) -> (pp: Double, pv: Double, vv: Double, offset: Double) {
         let q = acceleration

@@ -43,6 +43,8 @@ package final class ParticleTracker {
     // Particles, structure of arrays.
     private let px, py, pvx, pvy, pd, pw, pb: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
+    /// The particles resampling keeps, reused every time.
+    private let chosen: UnsafeMutablePointer<Int>
     private var rng = TrackerRandom(seed: 0)
     private var devices: UInt64 = 0
     private var time: Double?
@@ -62,10 +64,12 @@ package final class ParticleTracker {
         block.initialize(repeating: 0, count: 8 * n)
         px = block; py = block + n; pvx = block + 2 * n; pvy = block + 3 * n; pd = block + 4 * n; pw = block + 5 * n
         scratch = block + 6 * n; pb = block + 7 * n
+        chosen = .allocate(capacity: n)
+        chosen.initialize(repeating: 0, count: n)
         startDevice()
     }
 
-    deinit { px.deallocate() }
+    deinit { px.deallocate(); chosen.deallocate() }
 
     /// A new phone: its own random stream, no track, nothing known about its offset.
     package func startDevice() {
@@ -113,7 +117,7 @@ package final class ParticleTracker {
 
     /// Draws the particles around a snapshot fix; the reason when there is none.
     private func start(_ o: Observation, dt: Double) -> NoFixReason? {
-        fit.startDevice(offset: device.map { ($0.mean, ($0.variance + settings.motion.offsetDrift * dt).squareRoot()) })
+        fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
         let outcome = fit.locate(o)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
             if case .noFix(let r) = outcome { return r }
@@ -122,7 +126,7 @@ package final class ParticleTracker {
         // Widened: the snapshot's linearised covariance is optimistic, and the floor may cut part of it away.
         let widened = Covariance2(xx: 2 * c.xx + 1, xy: 2 * c.xy, yy: 2 * c.yy + 1)
         let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
-        let offsetSigma = device.map { min(($0.variance + settings.motion.offsetDrift * dt).squareRoot(), settings.motion.startOffsetSigma) } ?? settings.motion.startOffsetSigma
+        let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
         let p = venue.bounds.clamp(f.position)
         for i in 0..<n {
             var x = p.x, y = p.y
@@ -266,16 +270,15 @@ package final class ParticleTracker {
         for i in 0..<n { sumSquares += pw[i] * pw[i] }
         guard sumSquares > 0, 1 / sumSquares < Double(n) / 2 else { return }
         // Copy the chosen particles into scratch rows, one field at a time.
-        var indices = [Int](repeating: 0, count: n)
         let step = 1 / Double(n)
         var u = rng.uniform() * step, cumulative = pw[0], j = 0
         for i in 0..<n {
             while u > cumulative && j < n - 1 { j += 1; cumulative += pw[j] }
-            indices[i] = j
+            chosen[i] = j
             u += step
         }
         for field in [px, py, pvx, pvy, pd, pb] {
-            for i in 0..<n { scratch[i] = field[indices[i]] }
+            for i in 0..<n { scratch[i] = field[chosen[i]] }
             field.update(from: scratch, count: n)
         }
         for i in 0..<n { pw[i] = step }
