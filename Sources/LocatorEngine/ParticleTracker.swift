@@ -19,7 +19,8 @@ import LabCore
 ///
 /// A track starts from a snapshot fix: particles drawn around it (its covariance, widened) on walkable floor,
 /// δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
-/// starts again. The estimate is the particles' weighted mean and covariance. Random draws come from the
+/// starts again. The estimate is the particles' weighted mean and covariance, kept in sight of the previous
+/// estimate (no jump through a wall: see ``estimate(_:)``). Random draws come from the
 /// tracker's own stream (``TrackerRandom``), seeded per phone from ``Venue/seed``, so fixes repeat.
 package final class ParticleTracker {
     package struct Settings: Sendable {
@@ -53,6 +54,8 @@ package final class ParticleTracker {
     /// Whether this track's particles have their compass bias yet: drawn at the first steps, so that a phone
     /// without a step detector takes the same random draws as before steps existed.
     private var biasDrawn = false
+    /// The position this track last reported: the next report is kept in sight of it (no wall between).
+    private var reported: Point?
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
@@ -75,11 +78,18 @@ package final class ParticleTracker {
     package func startDevice() {
         devices += 1
         rng = TrackerRandom(seed: venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices)
-        isTracking = false; device = nil; time = nil
+        isTracking = false; device = nil; time = nil; reported = nil
     }
 
     /// The same phone moved arbitrarily: the track ends, δ's estimate is kept.
     package func startTrack() {
+        endTrack()
+        reported = nil
+    }
+
+    /// The particles are gone (all dropped, or a gap in time): δ's estimate is kept. The last report stays when
+    /// every particle was dropped, so that the track drawn again does not jump through a wall.
+    private func endTrack() {
         keepOffset()
         isTracking = false; time = nil
     }
@@ -105,7 +115,7 @@ package final class ParticleTracker {
             keepOffset()   // before the particles move: if every one is dropped, δ's estimate survives
             if let steps = o.steps { predict(steps: steps, dt: dt) } else { predict(dt: dt) }
             if !o.beacons.isEmpty { weigh(o) }
-            if !normalise() { startTrack() }
+            if !normalise() { endTrack() }
         }
         if !isTracking {
             if let reason = start(o, dt: dt) { return .noFix(reason) }
@@ -246,6 +256,12 @@ package final class ParticleTracker {
         return true
     }
 
+    /// The report: the particles' weighted mean and covariance, unless a wall stands between the mean and the
+    /// previous report (the mean of two groups of particles on either side of a wall, or a group that went
+    /// through a door the straight line misses). Then it is the particle nearest the mean among those in sight
+    /// of the previous report — the blue dot goes round by the door instead of through the wall — and the
+    /// covariance grows by the shift (the mean squared error about the reported point). With no particle in
+    /// sight, the mean stands.
     private func estimate(_ o: Observation) -> EstimateOutcome {
         var mx = 0.0, my = 0.0, mvx = 0.0, mvy = 0.0, md = 0.0
         for i in 0..<n {
@@ -257,11 +273,27 @@ package final class ParticleTracker {
             let w = pw[i], ex = px[i] - mx, ey = py[i] - my
             cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
         }
-        let p = Point(mx, my)
+        var p = Point(mx, my)
+        if let r = reported, floorplan.crosses(r.x, r.y, mx, my), let near = nearestInSight(of: r, to: p) {
+            let ex = near.x - mx, ey = near.y - my
+            cxx += ex * ex; cxy += ex * ey; cyy += ey * ey
+            p = near
+        }
+        reported = p
         let c = Covariance2(xx: cxx, xy: cxy, yy: cyy)
         let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
         return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(o.beacons.lazy.map(\.beacon)), frieze: inView,
                         offset: md, covariance: c, velocity: Point(mvx, mvy)))
+    }
+
+    /// The weighted particle nearest `target` with no wall between it and `origin`; nil when there is none.
+    private func nearestInSight(of origin: Point, to target: Point) -> Point? {
+        var best: Point?, bestDistance = Double.infinity
+        for i in 0..<n where pw[i] > 0 {
+            let dx = px[i] - target.x, dy = py[i] - target.y, d = dx * dx + dy * dy
+            if d < bestDistance, !floorplan.crosses(origin.x, origin.y, px[i], py[i]) { best = Point(px[i], py[i]); bestDistance = d }
+        }
+        return best
     }
 
     /// Systematic resampling when the effective sample size is below half the particles.
