@@ -54,6 +54,7 @@ public struct EpochJudge: Sendable {
         case .fix(let f):
             r.fix = f.position
             r.uncertainty = f.uncertainty
+            r.covariance = f.covariance
             r.error = f.position.distance(to: e.truth)
             if let room = e.room ?? venue.roomIndex(at: e.truth) { r.roomHit = venue.roomIndex(at: f.position) == room }
             if !venue.exhibits.isEmpty {

@@ -176,8 +176,8 @@ public enum ResultFigures {
     static let timeColors: [PlotColor] = [0x440154, 0x3B528B, 0x21918C, 0x27AD81, 0x5DC863, 0xAADC32].map { PlotColor(hex: $0) }
 
     /// One estimator's fixes along one walk on the floorplan, the path coloured by time (six equal spans, so a long
-    /// tour stays readable), with its stated uncertainty — a circle of the fix's radius — every few seconds, and
-    /// the true path.
+    /// tour stays readable), with its stated uncertainty every few seconds — the 95% ellipse of the fix's
+    /// covariance, or a circle of its radius when the estimator states no covariance — and the true path.
     public static func track(scenario s: Scenario, results: [EpochResult], estimator: String, seed: UInt64? = nil,
                              walk: String? = nil, file: String = "results") throws -> FloorplanFigure {
         let (mine, seed, walkName) = try selectWalk(scenario: s.name, walks: s.walks.map(\.name), results: results, seed: seed, walk: walk, file: file)
@@ -205,19 +205,19 @@ public enum ResultFigures {
                                style: SeriesStyle(color: timeColors[b], line: .solid, lineWidth: 1.8, marker: .circle, markerScale: 0.35),
                                layer: 100 + b))
         }
-        // The stated uncertainty every `every` seconds: about 40 circles over the walk, at a round interval.
+        // The stated uncertainty every `every` seconds (about 40 over the walk, at a round interval): the 95% ellipse
+        // of the fix's covariance when the estimator states one, else a circle of its radius. Each in its time
+        // span's colour.
         let every = [2.0, 5, 10, 15, 20, 30, 60, 120, 300].first { span / $0 <= 40 } ?? 600
+        let ellipses = fixed.contains { $0.covariance != nil }
+        let label = ellipses ? "95% ellipse of the stated covariance, every \(Int(every)) s" : "stated uncertainty (radius), every \(Int(every)) s"
         var next = t0, listed = false
         for r in fixed where r.t >= next {
-            guard let radius = r.uncertainty, radius.isFinite, radius > 0, let c = r.fix else { continue }
+            guard let c = r.fix, let outline = uncertaintyOutline(r, ellipse: ellipses) else { continue }
             next = r.t + every
             let b = min(Int(Double(bins) * (r.t - t0) / span), bins - 1)
-            let circle = (0...36).map { k -> Point in
-                let a = Double(k) / 36 * 2 * .pi
-                return Point(c.x + radius * cos(a), c.y + radius * sin(a))
-            }
-            paths.append(.init(label: "stated uncertainty (radius), every \(Int(every)) s", points: circle,
-                               style: SeriesStyle(color: listed ? timeColors[b] : .grey, line: .solid, lineWidth: 0.8),
+            paths.append(.init(label: label, points: outline.map { c + $0 },
+                               style: SeriesStyle(color: timeColors[b], line: .solid, lineWidth: 0.8),
                                layer: 50, inLegend: !listed))
             listed = true
         }
@@ -225,6 +225,28 @@ public enum ResultFigures {
         let p75 = errors.isEmpty ? "" : ", P75 \(String(format: "%.1f", errors.quantile(0.75))) m"
         return FloorplanFigure(title: "\(s.name) — walk '\(walkName)', seed \(seed): \(estimator)'s track\(p75)",
                                floorplan: Floorplan(scenario: s), paths: paths)
+    }
+
+    /// The outline of a fix's stated uncertainty about the fix, 36 segments: the 95% ellipse of its covariance
+    /// (semi-axes √(5.991·λ) along the eigenvectors) or, with `ellipse` false, the circle of its radius; nil when
+    /// the result states neither usably.
+    static func uncertaintyOutline(_ r: EpochResult, ellipse: Bool) -> [Point]? {
+        let axes: (Point, Point)
+        if ellipse {
+            guard let c = r.covariance, c.xx.isFinite, c.xy.isFinite, c.yy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
+            let (major, minor, u) = c.principalAxes
+            let k = Covariance2.chiSquare2(0.95)
+            let a = (k * major).squareRoot(), b = (k * minor).squareRoot()
+            guard a > 0, a.isFinite else { return nil }
+            axes = (u * a, Point(-u.y, u.x) * b)
+        } else {
+            guard let radius = r.uncertainty, radius.isFinite, radius > 0 else { return nil }
+            axes = (Point(radius, 0), Point(0, radius))
+        }
+        return (0...36).map { k in
+            let t = Double(k) / 36 * 2 * .pi
+            return axes.0 * cos(t) + axes.1 * sin(t)
+        }
     }
 
     // MARK: heatmap

@@ -25,8 +25,8 @@ struct Plot: ParsableCommand {
                        under the posterior bound √PCRB (default: the winner,
                        particle-filter and the best snapshot estimator)
           track        one estimator's fixes along one walk (default: the
-                       winner), coloured by time, with its stated uncertainty
-                       every few seconds and the true path
+                       winner), coloured by time, with the 95% ellipse of its
+                       stated covariance every few seconds and the true path
           leaderboard  P75 per estimator per scenario
           all          cdf, map, heatmap, crlb, error-time, track per scenario,
                        and the leaderboard

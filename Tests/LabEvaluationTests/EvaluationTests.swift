@@ -143,15 +143,29 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let text = ResultsFile.encode(sample)
         let back = try ResultsFile.decode(text, file: "r.csv")
         #expect(back == sample)
+        // A stated covariance round-trips too (6 decimals), and a file written before the column existed reads.
+        var withCovariance = sample
+        withCovariance[0].covariance = Covariance2(xx: 0.5, xy: -0.125, yy: 2.25)
+        #expect(try ResultsFile.decode(ResultsFile.encode(withCovariance), file: "r.csv") == withCovariance)
+        let older = text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).prefix(20).joined(separator: ",") }
+        #expect(older[0].hasSuffix("frieze_hits,pcrb"))
+        #expect(try ResultsFile.decode(older.joined(separator: "\n") + "\n", file: "r.csv") == sample)
     }
 
-    @Test func malformedRowsNameTheLineAndField() {
+    @Test func malformedRowsNameTheLineAndField() throws {
         var lines = ResultsFile.encode(sample).split(separator: "\n").map(String.init)
         lines[2] = lines[2].replacingOccurrences(of: ",3.0000,4.0000,", with: ",3.0000,four,")
         #expect(throws: InputError(file: "r.csv", line: 3, field: "truth_y", "expected a number, found 'four'")) {
             try ResultsFile.decode(lines.joined(separator: "\n"), file: "r.csv")
         }
         #expect(throws: InputError.self) { try ResultsFile.decode("not,a,header\n", file: "r.csv") }
+        // Part of a covariance is refused with its field: an ellipse needs all three entries.
+        var partial = sample
+        partial[0].covariance = Covariance2(xx: 1, xy: 0, yy: 1)
+        var rows = ResultsFile.encode(partial).split(separator: "\n").map(String.init)
+        rows[1] = String(rows[1].dropLast("1.000000".count))
+        let error = try #require(throws: InputError.self) { try ResultsFile.decode(rows.joined(separator: "\n"), file: "r.csv") }
+        #expect(error.location.line == 2 && error.description.contains("cov_xx, cov_xy and cov_yy together"), "\(error)")
         #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
     }

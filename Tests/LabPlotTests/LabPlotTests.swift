@@ -80,6 +80,18 @@ import LabStore
         let circles = track.paths.filter { $0.label.hasPrefix("stated uncertainty") }
         #expect(circles.count == 16 && circles.filter(\.inLegend).count == 1, "32 s of walk, a circle every 2 s")
         #expect(circles.allSatisfy { c in abs(c.points[0].distance(to: c.points[18]) - 2) < 1e-9 }, "radius 1 m")
+        #expect(circles.first?.style.color == ResultFigures.timeColors[0], "each outline in its time span's colour")
+        // With a stated covariance, the 95% ellipse instead: semi-axes √(5.991·λ) along the eigenvectors.
+        var stated = rs
+        for i in stated.indices { stated[i].covariance = Covariance2(along: 4, across: 1, axis: Point(0.6, 0.8)) }
+        let ellipses = try ResultFigures.track(scenario: Fixture.scenario, results: stated, estimator: "fusion", seed: 2).paths
+            .filter { $0.label.hasPrefix("95% ellipse") }
+        #expect(ellipses.count == 16)
+        let fix = try #require(fusion.first?.fix)
+        let outline = try #require(ellipses.first).points.map { $0 - fix }
+        let major = outline.map { $0.x * 0.6 + $0.y * 0.8 }, minor = outline.map { -$0.x * 0.8 + $0.y * 0.6 }
+        #expect(abs(major.max()! - (5.991 * 4).squareRoot()) < 0.01 && abs(minor.max()! - 5.991.squareRoot()) < 0.01,
+                "\(major.max()!) \(minor.max()!)")
         // A walk must exist; the estimator must be in the results.
         var staticOnly = rs.filter { $0.walk == "grid" }
         #expect(throws: InputError.self) { try ResultFigures.track(scenario: Fixture.scenario, results: staticOnly, estimator: "fusion") }

@@ -31,6 +31,9 @@ public struct EpochResult: Sendable, Hashable {
     public var friezeHits: Int
     /// The posterior Cramér–Rao bound of this walk epoch (``PosteriorBound``), m²; nil on the static grid.
     public var pcrb: Double? = nil
+    /// The fix's stated position covariance, m², when the estimator gives one (the track figure draws it as an
+    /// ellipse).
+    public var covariance: Covariance2? = nil
 
     public init(scenario: String, seed: UInt64, estimator: EstimatorKind, walk: String, epoch: Int, t: Double, truth: Point,
                 fix: Point?, uncertainty: Double?, reason: String?, error: Double?, crlb: Double, beaconsHeard: Int,

@@ -9,7 +9,7 @@ public enum ResultsFile {
                                  "uncertainty", "reason", "error", "crlb", "beacons_heard", "room_hit", "exhibit_hit",
                                  "frieze_looks", "frieze_hits"]
     /// Columns later versions added: written always, read when present.
-    public static let optionalColumns = ["pcrb"]
+    public static let optionalColumns = ["pcrb", "cov_xx", "cov_xy", "cov_yy"]
     public static var header: String { (columns + optionalColumns).joined(separator: ",") }
 
     public static func encode(_ results: [EpochResult]) -> String {
@@ -22,7 +22,12 @@ public enum ResultsFile {
             out += "\(Format.fixed(r.truth.x, 4)),\(Format.fixed(r.truth.y, 4)),\(num(r.fix?.x)),\(num(r.fix?.y)),"
             out += "\(num(r.uncertainty)),\(r.reason ?? ""),\(num(r.error)),\(r.crlb.isFinite ? Format.fixed(r.crlb, 6) : "inf"),"
             out += "\(r.beaconsHeard),\(flag(r.roomHit)),\(flag(r.exhibitHit)),\(r.friezeLooks),\(r.friezeHits),"
-            out += "\(r.pcrb.map { $0.isFinite ? Format.fixed($0, 6) : "inf" } ?? "")\n"
+            out += "\(r.pcrb.map { $0.isFinite ? Format.fixed($0, 6) : "inf" } ?? ""),"
+            if let c = r.covariance, c.xx.isFinite, c.xy.isFinite, c.yy.isFinite {
+                out += "\(Format.fixed(c.xx, 6)),\(Format.fixed(c.xy, 6)),\(Format.fixed(c.yy, 6))\n"
+            } else {
+                out += ",,\n"
+            }
         }
         return out
     }
@@ -75,6 +80,13 @@ public enum ResultsFile {
                                    exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
                                    friezeHits: try int("frieze_hits")))
             out[out.count - 1].pcrb = pcrb
+            // The stated covariance: all three entries or none.
+            let entries = try ["cov_xx", "cov_xy", "cov_yy"].map { name in try c[name].flatMap { try rec.optionalDouble($0) } }
+            if let xx = entries[0], let xy = entries[1], let yy = entries[2] {
+                out[out.count - 1].covariance = Covariance2(xx: xx, xy: xy, yy: yy)
+            } else if let given = zip(["cov_xx", "cov_xy", "cov_yy"], entries).first(where: { $0.1 != nil }), let i = c[given.0] {
+                throw rec.error(i, "a covariance needs cov_xx, cov_xy and cov_yy together, found only some of them")
+            }
         }
         return out
     }
