@@ -29,7 +29,7 @@ public enum ResultFigures {
     /// - Parameter estimators: which estimators, in legend order; nil: every estimator in the results.
     /// - Throws: ``InputError`` (naming `file`) when the results hold none of the requested estimators.
     public static func cdf(scenario: String, results: [EpochResult], estimators: [String]? = nil,
-                           file: String = "results") throws -> CDFFigure {
+                           file: String = "results", real: Bool = false) throws -> CDFFigure {
         let mine = results.filter { $0.scenario == scenario }
         let byEstimator = Dictionary(grouping: mine, by: { $0.estimator.rawValue })
         let names = try pick(estimators, available: byEstimator.keys, file: file, scenario: scenario)
@@ -38,8 +38,11 @@ public enum ResultFigures {
             return CDFFigure.Series(label: n, errors: rs.compactMap(\.error), attempts: rs.count, style: style(forEstimator: n))
         }
         let seeds = Set(mine.map(\.seed))
-        return CDFFigure(title: "\(scenario) — error CDF per estimator (\(SeedText.describe(Array(seeds))), walks + test grid)",
-                         series: series)
+        let walks = mine.contains { $0.walk != "grid" }, grid = mine.contains { $0.walk == "grid" }
+        let epochs = walks && grid ? "walks + test grid" : grid ? "test grid" : "walks"
+        // Real data (`real`: a recording scored under a protocol) has no seeds to tell.
+        let source = real ? "real data, \(epochs)" : "\(SeedText.describe(Array(seeds))), \(epochs)"
+        return CDFFigure(title: "\(scenario) — error CDF per estimator (\(source))", series: series)
     }
 
     // MARK: map

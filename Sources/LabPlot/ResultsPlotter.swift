@@ -41,21 +41,28 @@ public struct ResultsPlotter {
     }
 
     public var scenarioNames: [String] { manifest.scenarios.map(\.name) }
+    /// The real protocols whose epochs the run saved (cdf only: no scenario file holds their floorplan).
+    public var realNames: [String] { manifest.real.map(\.name) }
 
     public func resultsPath(_ scenario: String) -> String { directory + "/" + RunManifest.resultsFileName(scenario) }
 
     /// The scenario's per-epoch results.
     /// - Throws: ``InputError`` for an unknown scenario or a missing or malformed CSV (with file and line).
     public func results(_ scenario: String) throws -> [EpochResult] {
-        try entry(scenario)
+        if !realNames.contains(scenario) { try entry(scenario) }
         return try ResultsFile.read(path: resultsPath(scenario))
     }
 
+    /// The scenario entry of `scenario`; a real protocol's name gets the reason it has no floorplan figure.
     @discardableResult
     func entry(_ scenario: String) throws -> RunManifest.ScenarioEntry {
         guard let e = manifest.scenarios.first(where: { $0.name == scenario }) else {
-            throw InputError(file: directory + "/" + RunManifest.fileName,
-                             "no scenario '\(scenario)' in this run; scenarios: \(scenarioNames.joined(separator: ", "))")
+            let manifestFile = directory + "/" + RunManifest.fileName
+            if realNames.contains(scenario) {
+                throw InputError(file: manifestFile, "'\(scenario)' is a real protocol: its venue came from a recording, so only its cdf is drawn from the results")
+            }
+            let real = realNames.isEmpty ? "" : "; real protocols (cdf only): \(realNames.joined(separator: ", "))"
+            throw InputError(file: manifestFile, "no scenario '\(scenario)' in this run; scenarios: \(scenarioNames.joined(separator: ", "))\(real)")
         }
         return e
     }
@@ -92,8 +99,12 @@ public struct ResultsPlotter {
         guard let scenario else {
             throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))")
         }
-        let e = try entry(scenario)
         let file = resultsPath(scenario)
+        if kind == .cdf {
+            return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file,
+                                         real: realNames.contains(scenario))
+        }
+        let e = try entry(scenario)
         switch kind {
         case .cdf:
             return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file)
@@ -127,7 +138,8 @@ public struct ResultsPlotter {
     /// The kinds of the standard set, per scenario.
     public static let standardKinds: [FigureKind] = [.cdf, .map, .heatmap, .crlb, .errorTime, .track]
 
-    /// The standard set: cdf, map, heatmap and crlb for every scenario of the run, and the leaderboard.
+    /// The standard set: cdf, map, heatmap and crlb for every scenario of the run (error-time and track where it has
+    /// walks), the cdf of every real protocol it saved, and the leaderboard.
     /// Every input is read and every figure built before the first file is written.
     public func drawStandardSet(outputDirectory: String, formats: [PlotFormat] = [.png, .svg]) throws -> [String] {
         var jobs: [(any Figure, String)] = [(ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))),
@@ -156,6 +168,10 @@ public struct ResultsPlotter {
                                  FigureKind.track.basePath(directory: outputDirectory, scenario: e.name)))
                 }
             }
+        }
+        for name in realNames {
+            jobs.append((try ResultFigures.cdf(scenario: name, results: results(name), file: resultsPath(name), real: true),
+                         FigureKind.cdf.basePath(directory: outputDirectory, scenario: name)))
         }
         return try jobs.flatMap { try renderer.render($0.0, to: $0.1, formats: formats) }
     }

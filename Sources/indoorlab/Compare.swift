@@ -120,6 +120,7 @@ struct Compare: ParsableCommand {
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
         if let resultsDir {
             let manifest = RunManifest(scenarios: zip(loaded, paths).flatMap { s, path in conditions.map { .init(name: $0.label(s.name), path: path) } },
+                                       real: protocols.map { .init(name: $0.name, summary: $0.summary) },
                                        seeds: seedList, estimators: estimators, leaderboard: board)
             let maps = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), BoundMapper.map(s, condition: $0)) } })
             try ResultsDirectory.write(results: results, boundMaps: maps, manifest: manifest, to: resultsDir)

@@ -151,7 +151,9 @@ struct Plot: ParsableCommand {
             return try plotter.draw(k, scenario: scenario, options: options, outputDirectory: outDir)
         }
         // Every scenario: build every figure first so that bad input writes nothing.
-        let figures = try plotter.scenarioNames.map { ($0, try plotter.figure(k, scenario: $0, options: options)) }
+        // (cdf also for the run's real protocols, which have no floorplan for the other kinds).
+        let names = plotter.scenarioNames + (k == .cdf ? plotter.realNames : [])
+        let figures = try names.map { ($0, try plotter.figure(k, scenario: $0, options: options)) }
         return try figures.flatMap { name, f in
             try PlotRenderer.shared.render(f, to: k.basePath(directory: outDir, scenario: name), formats: format)
         }

@@ -51,6 +51,35 @@ import LabStore
         for fragment in want.fragments { #expect(all.contains(fragment), "\(kind.rawValue): no text containing '\(fragment)' in \(texts)") }
     }
 
+    /// A run with a real protocol saves its epochs: the standard set draws its cdf (and nothing else, with a clear
+    /// reason when asked for a floorplan figure); a manifest written before real protocols were saved still reads.
+    @Test func realProtocolsGetTheirCDF() throws {
+        let dir = Fixture.temporaryDirectory("real")
+        defer { Fixture.cleanUp(dir) }
+        let simulated = Fixture.results()
+        let real = simulated.map { r -> EpochResult in var r = r; r.scenario = "real-a"; r.seed = 0; return r }
+        let board = Leaderboard(results: simulated + real, scenarios: [Fixture.scenarioName, "real-a"], seeds: Fixture.seeds, realProtocols: ["real-a"])
+        let manifest = RunManifest(scenarios: [.init(name: Fixture.scenarioName, path: dir + "/\(Fixture.scenarioName).yaml")],
+                                   real: [.init(name: "real-a", summary: "fitted on one part, scored on another")],
+                                   seeds: Fixture.seeds, estimators: Fixture.estimators, leaderboard: board)
+        try ResultsDirectory.write(results: simulated + real, boundMaps: [Fixture.scenarioName: BoundMapper.map(Fixture.scenario)],
+                                   manifest: manifest, to: dir)
+        #expect(try ResultsFile.read(path: dir + "/real-a-epochs.csv") == ResultsFile.decode(ResultsFile.encode(real), file: "real"))
+        let out = Fixture.temporaryDirectory("real-plots")
+        defer { Fixture.cleanUp(out) }
+        let written = try Fixture.plotter(dir).drawStandardSet(outputDirectory: out, formats: [.svg])
+        #expect(written.filter { $0.contains("real-a") } == [out + "/real-a-cdf.svg"])
+        #expect(try SVGText.strings(inFile: out + "/real-a-cdf.svg").contains { $0.contains("real-a") && $0.contains("real data, walks") })
+        let error = try #require(throws: InputError.self) { try Fixture.plotter(dir).figure(.track, scenario: "real-a") }
+        #expect(error.description.contains("real protocol") && error.description.contains("only its cdf"), "\(error)")
+        // An earlier run.json, without the key: no real protocols.
+        let path = dir + "/" + RunManifest.fileName
+        var json = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        json["real"] = nil
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        #expect(try RunManifest.read(directory: dir).real.isEmpty)
+    }
+
     @Test func standardSetWritesEveryFigureOfTheRun() throws {
         let results = try Fixture.writeResults()
         defer { Fixture.cleanUp(results) }

@@ -97,13 +97,30 @@ public enum ResultsFile {
 public struct RunManifest: Codable, Sendable {
     public struct ScenarioEntry: Codable, Sendable { public var name: String; public var path: String
         public init(name: String, path: String) { self.name = name; self.path = path } }
+    /// A real recording scored under a protocol (`compare --real`): its label and what was calibrated on what.
+    public struct RealEntry: Codable, Sendable, Hashable { public var name: String; public var summary: String
+        public init(name: String, summary: String) { self.name = name; self.summary = summary } }
     public var scenarios: [ScenarioEntry]
+    /// The real protocols of the run, whose epochs are saved beside the scenarios' (no scenario file: their venues
+    /// came from recordings). Absent from manifests written before real protocols were saved.
+    public var real: [RealEntry]
     public var seeds: [UInt64]
     public var estimators: [EstimatorKind]
     public var leaderboard: Leaderboard
 
-    public init(scenarios: [ScenarioEntry], seeds: [UInt64], estimators: [EstimatorKind], leaderboard: Leaderboard) {
-        self.scenarios = scenarios; self.seeds = seeds; self.estimators = estimators; self.leaderboard = leaderboard
+    public init(scenarios: [ScenarioEntry], real: [RealEntry] = [], seeds: [UInt64], estimators: [EstimatorKind], leaderboard: Leaderboard) {
+        self.scenarios = scenarios; self.real = real; self.seeds = seeds; self.estimators = estimators; self.leaderboard = leaderboard
+    }
+
+    enum CodingKeys: String, CodingKey { case scenarios, real, seeds, estimators, leaderboard }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        scenarios = try c.decode([ScenarioEntry].self, forKey: .scenarios)
+        real = try c.decodeIfPresent([RealEntry].self, forKey: .real) ?? []
+        seeds = try c.decode([UInt64].self, forKey: .seeds)
+        estimators = try c.decode([EstimatorKind].self, forKey: .estimators)
+        leaderboard = try c.decode(Leaderboard.self, forKey: .leaderboard)
     }
 
     public static let fileName = "run.json"
@@ -122,10 +139,13 @@ public struct RunManifest: Codable, Sendable {
 
 /// A results directory: the per-epoch rows of every scenario, each scenario's √CRLB map, and the manifest.
 public enum ResultsDirectory {
-    /// Writes every scenario's results and bound map, then the manifest (last, so a directory with a
-    /// manifest is complete), each file atomically.
+    /// Writes every scenario's results and bound map and every real protocol's results, then the manifest (last,
+    /// so a directory with a manifest is complete), each file atomically.
     public static func write(results: [EpochResult], boundMaps: [String: BoundMap], manifest: RunManifest, to dir: String) throws {
         let grouped = Dictionary(grouping: results, by: \.scenario)
+        for r in manifest.real {
+            try OutputFile.write(Data(ResultsFile.encode(grouped[r.name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(r.name))
+        }
         for s in manifest.scenarios {
             try OutputFile.write(Data(ResultsFile.encode(grouped[s.name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(s.name))
             if let map = boundMaps[s.name] {
