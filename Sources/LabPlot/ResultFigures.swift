@@ -212,11 +212,13 @@ public enum ResultFigures {
         // of the fix's covariance when the estimator states one, else a circle of its radius. Each in its time
         // span's colour.
         let every = [2.0, 5, 10, 15, 20, 30, 60, 120, 300].first { span / $0 <= 40 } ?? 600
-        let ellipses = fixed.contains { $0.covariance != nil }
-        let label = ellipses ? "95% ellipse of the stated covariance, every \(Int(every)) s" : "stated uncertainty (radius), every \(Int(every)) s"
+        let stated = fixed.filter { $0.covariance != nil }.count
+        let label = stated == fixed.count ? "95% ellipse of the stated covariance, every \(Int(every)) s"
+            : stated == 0 ? "stated uncertainty (radius), every \(Int(every)) s"
+            : "95% ellipse of the stated covariance (radius without one), every \(Int(every)) s"
         var next = t0, listed = false
         for r in fixed where r.t >= next {
-            guard let c = r.fix, let outline = uncertaintyOutline(r, ellipse: ellipses) else { continue }
+            guard let c = r.fix, let outline = uncertaintyOutline(r) else { continue }
             next = r.t + every
             let b = min(Int(Double(bins) * (r.t - t0) / span), bins - 1)
             paths.append(.init(label: label, points: outline.map { c + $0 },
@@ -231,12 +233,12 @@ public enum ResultFigures {
     }
 
     /// The outline of a fix's stated uncertainty about the fix, 36 segments: the 95% ellipse of its covariance
-    /// (semi-axes √(5.991·λ) along the eigenvectors) or, with `ellipse` false, the circle of its radius; nil when
-    /// the result states neither usably.
-    static func uncertaintyOutline(_ r: EpochResult, ellipse: Bool) -> [Point]? {
+    /// (semi-axes √(5.991·λ) along the eigenvectors) or, without one, the circle of its radius; nil when the result
+    /// states neither usably.
+    static func uncertaintyOutline(_ r: EpochResult) -> [Point]? {
         let axes: (Point, Point)
-        if ellipse {
-            guard let c = r.covariance, c.xx.isFinite, c.xy.isFinite, c.yy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
+        if let c = r.covariance {
+            guard c.xx.isFinite, c.xy.isFinite, c.yy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
             let (major, minor, u) = c.principalAxes
             let k = Covariance2.chiSquare2(0.95)
             let a = (k * major).squareRoot(), b = (k * minor).squareRoot()

@@ -97,17 +97,16 @@ public struct ResultsPlotter {
     public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
         if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))) }
         guard let scenario else {
-            throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))")
+            let real = realNames.isEmpty ? "" : "; real protocols (cdf only): \(realNames.joined(separator: ", "))"
+            throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))\(real)")
         }
         let file = resultsPath(scenario)
-        if kind == .cdf {
-            return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file,
-                                         real: realNames.contains(scenario))
-        }
-        let e = try entry(scenario)
+        // The entry (and so the scenario file) only for the floorplan figures: a real protocol has a cdf only.
+        var e: RunManifest.ScenarioEntry { get throws { try entry(scenario) } }
         switch kind {
         case .cdf:
-            return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file)
+            return try ResultFigures.cdf(scenario: scenario, results: results(scenario), estimators: options.estimators, file: file,
+                                         real: realNames.contains(scenario))
         case .map:
             return try ResultFigures.map(scenario: loadScenario(e), results: results(scenario), seed: options.seed, walk: options.walk,
                                          estimators: options.estimators, defaultEstimators: defaultMapEstimators, file: file)

@@ -87,8 +87,8 @@ package final class ParticleTracker {
         reported = nil
     }
 
-    /// The particles are gone (all dropped, or a gap in time): δ's estimate is kept. The last report stays when
-    /// every particle was dropped, so that the track drawn again does not jump through a wall.
+    /// Every particle was dropped: δ's estimate is kept, and so is the last report, so that the track drawn again
+    /// does not jump through a wall.
     private func endTrack() {
         keepOffset()
         isTracking = false; time = nil
@@ -260,8 +260,8 @@ package final class ParticleTracker {
     /// previous report (the mean of two groups of particles on either side of a wall, or a group that went
     /// through a door the straight line misses). Then it is the particle nearest the mean among those in sight
     /// of the previous report — the blue dot goes round by the door instead of through the wall — and the
-    /// covariance grows by the shift (the mean squared error about the reported point). With no particle in
-    /// sight, the mean stands.
+    /// covariance grows by the shift (the mean squared error about the reported point). When the particles in
+    /// sight carry less than ``inSightShare`` of the weight (or none is in sight), the mean stands.
     private func estimate(_ o: Observation) -> EstimateOutcome {
         var mx = 0.0, my = 0.0, mvx = 0.0, mvy = 0.0, md = 0.0
         for i in 0..<n {
@@ -274,7 +274,8 @@ package final class ParticleTracker {
             cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
         }
         var p = Point(mx, my)
-        if let r = reported, floorplan.crosses(r.x, r.y, mx, my), let near = nearestInSight(of: r, to: p) {
+        if let r = reported, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p),
+           share >= Self.inSightShare {
             let ex = near.x - mx, ey = near.y - my
             cxx += ex * ex; cxy += ex * ey; cyy += ey * ey
             p = near
@@ -286,14 +287,22 @@ package final class ParticleTracker {
                         offset: md, covariance: c, velocity: Point(mvx, mvy)))
     }
 
-    /// The weighted particle nearest `target` with no wall between it and `origin`; nil when there is none.
-    private func nearestInSight(of origin: Point, to target: Point) -> Point? {
-        var best: Point?, bestDistance = Double.infinity
-        for i in 0..<n where pw[i] > 0 {
+    /// The least share of the weight the particles in sight of the previous report must carry for the report to
+    /// stay in sight: a few stray particles on the old side (under ten of a thousand) do not hold it back when the
+    /// cloud has gone on. (At 10%, museum-gallery's field walks crossed walls on 1.0% of consecutive fixes, against
+    /// 0.8% at 1%, with the same P75.)
+    static let inSightShare = 0.01
+
+    /// The weighted particle nearest `target` with no wall between it and `origin`, and the weight of all the
+    /// particles in sight of `origin`; nil when none is.
+    private func nearestInSight(of origin: Point, to target: Point) -> (Point, share: Double)? {
+        var best: Point?, bestDistance = Double.infinity, share = 0.0
+        for i in 0..<n where pw[i] > 0 && !floorplan.crosses(origin.x, origin.y, px[i], py[i]) {
+            share += pw[i]
             let dx = px[i] - target.x, dy = py[i] - target.y, d = dx * dx + dy * dy
-            if d < bestDistance, !floorplan.crosses(origin.x, origin.y, px[i], py[i]) { best = Point(px[i], py[i]); bestDistance = d }
+            if d < bestDistance { best = Point(px[i], py[i]); bestDistance = d }
         }
-        return best
+        return best.map { ($0, share) }
     }
 
     /// Systematic resampling when the effective sample size is below half the particles.

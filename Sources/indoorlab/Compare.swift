@@ -58,10 +58,10 @@ struct Compare: ParsableCommand {
     @Flag(help: "Print the leaderboard as JSON.")
     var json = false
 
-    @Option(help: "Write per-epoch results (<scenario>-epochs.csv) and run.json here, for plots and later comparisons.")
+    @Option(help: "Write per-epoch results (<scenario>-epochs.csv, also per real protocol) and run.json here, for plots and later comparisons (docs/results-format.md).")
     var out: String?
 
-    @Option(help: "Draw the standard figures (cdf, map, heatmap, crlb per scenario, and the leaderboard) here, from the saved results.")
+    @Option(help: "Draw the standard figures (cdf, map, heatmap, crlb, error-time, track per scenario, cdf per real protocol, and the leaderboard) here, from the saved results.")
     var plots: String?
 
     func validate() throws {
@@ -81,6 +81,10 @@ struct Compare: ParsableCommand {
         defer { directories.finish(succeeded: succeeded) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
+        // Results, files and figures are keyed by the label: two scenarios with one name would be merged.
+        if let twice = Dictionary(grouping: zip(loaded, paths), by: { $0.0.name }).first(where: { $0.value.count > 1 }) {
+            throw ValidationError("two scenarios are named '\(twice.key)' (\(twice.value.map(\.1).joined(separator: ", "))): results are kept by name, so give each its own 'name'")
+        }
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
         var results = try tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
@@ -93,6 +97,9 @@ struct Compare: ParsableCommand {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
             let all = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch, includeMatched: true) }
             protocols = all.filter { !$0.matched }
+            if let clash = protocols.first(where: { labels.contains($0.name) }) {
+                throw ValidationError("a scenario is named '\(clash.name)', as a real protocol of --real is: results are kept by name, so rename the scenario")
+            }
             for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators) })) }
             guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
             if !estimators.contains(where: Leaderboard.baselines.contains) {

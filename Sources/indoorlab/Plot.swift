@@ -16,7 +16,8 @@ struct Plot: ParsableCommand {
         <scenario>-crlb-map.json) and recomputes nothing; only 'crlb --scenario S'
         without --results computes the bound map from the scenario. Writes
         <out-dir>/<scenario>-<kind>.png and .svg (leaderboard: <out-dir>/leaderboard.*).
-          cdf          error CDF of each estimator, P75 marked
+          cdf          error CDF of each estimator, P75 marked (also for the
+                       run's real protocols, which have no floorplan figures)
           map          floorplan, one walk's true path and fixes (one seed)
           heatmap      one estimator's mean error per test point, all seeds
           crlb         √CRLB over the floorplan, from <scenario>-crlb-map.json
@@ -29,7 +30,7 @@ struct Plot: ParsableCommand {
                        stated covariance every few seconds and the true path
           leaderboard  P75 per estimator per scenario
           all          cdf, map, heatmap, crlb, error-time, track per scenario,
-                       and the leaderboard
+                       cdf per real protocol, and the leaderboard
           offset-learning
                        simulates, takes no --results: the shipped estimator
                        learning an unknown phone offset scan by scan along a

@@ -153,6 +153,14 @@ func temporaryDirectory() throws -> URL {
         #expect(r.stderr.contains("unknown estimator 'magic'"))
     }
 
+    /// Results are kept by scenario name: two scenarios of one name are refused before any work.
+    @Test func twoScenariosOfOneNameAreRefused() throws {
+        let r = try indoorlab(["compare", "open-hall", "open-hall", "--seeds", "1", "--estimators", "proximity"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("two scenarios are named 'open-hall'"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
+
     @Test func benchPrintsFiguresAsJSON() throws {
         let r = try indoorlab(["bench", "--json", "--seconds", "0.02", "--skip-tournament"])
         #expect(r.status == 0, "\(r.stderr)")

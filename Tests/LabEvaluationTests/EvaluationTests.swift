@@ -165,7 +165,14 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         var rows = ResultsFile.encode(partial).split(separator: "\n").map(String.init)
         rows[1] = String(rows[1].dropLast("1.000000".count))
         let error = try #require(throws: InputError.self) { try ResultsFile.decode(rows.joined(separator: "\n"), file: "r.csv") }
-        #expect(error.location.line == 2 && error.description.contains("cov_xx, cov_xy and cov_yy together"), "\(error)")
+        #expect(error.location.line == 2 && error.location.field == "cov_yy" && error.description.contains("cov_yy is empty"), "\(error)")
+        // A negative variance, or a cov_xy no covariance matrix can have, is refused with its field.
+        for (bad, field) in [(Covariance2(xx: -1, xy: 0, yy: 1), "cov_xx"), (Covariance2(xx: 1, xy: 2, yy: 1), "cov_xy")] {
+            var wrong = sample
+            wrong[0].covariance = bad
+            let e = try #require(throws: InputError.self) { try ResultsFile.decode(ResultsFile.encode(wrong), file: "r.csv") }
+            #expect(e.location.line == 2 && e.location.field == field, "\(e)")
+        }
         #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
     }

@@ -80,12 +80,18 @@ public enum ResultsFile {
                                    exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
                                    friezeHits: try int("frieze_hits")))
             out[out.count - 1].pcrb = pcrb
-            // The stated covariance: all three entries or none.
-            let entries = try ["cov_xx", "cov_xy", "cov_yy"].map { name in try c[name].flatMap { try rec.optionalDouble($0) } }
+            // The stated covariance: all three entries or none, a covariance matrix (variances ≥ 0, xy² ≤ xx·yy up to
+            // the file's six decimals).
+            let names = ["cov_xx", "cov_xy", "cov_yy"]
+            let entries = try names.map { name in try c[name].flatMap { try rec.optionalDouble($0) } }
             if let xx = entries[0], let xy = entries[1], let yy = entries[2] {
+                if xx < 0 || yy < 0 { throw rec.error(c[xx < 0 ? "cov_xx" : "cov_yy"]!, "expected a variance ≥ 0, found \(xx < 0 ? xx : yy)") }
+                if xy * xy > xx * yy + 1e-6 * (xx + yy + 1e-6) {
+                    throw rec.error(c["cov_xy"]!, "not a covariance: cov_xy² (\(xy * xy)) exceeds cov_xx·cov_yy (\(xx * yy))")
+                }
                 out[out.count - 1].covariance = Covariance2(xx: xx, xy: xy, yy: yy)
-            } else if let given = zip(["cov_xx", "cov_xy", "cov_yy"], entries).first(where: { $0.1 != nil }), let i = c[given.0] {
-                throw rec.error(i, "a covariance needs cov_xx, cov_xy and cov_yy together, found only some of them")
+            } else if entries.contains(where: { $0 != nil }), let empty = zip(names, entries).first(where: { $0.1 == nil }) {
+                throw rec.error(c[empty.0], "\(empty.0) is empty: a covariance needs cov_xx, cov_xy and cov_yy together")
             }
         }
         return out
