@@ -163,16 +163,24 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         var partial = sample
         partial[0].covariance = Covariance2(xx: 1, xy: 0, yy: 1)
         var rows = ResultsFile.encode(partial).split(separator: "\n").map(String.init)
-        rows[1] = String(rows[1].dropLast("1.000000".count))
+        #expect(rows[1].hasSuffix(",1,0,1"))
+        rows[1] = String(rows[1].dropLast())
         let error = try #require(throws: InputError.self) { try ResultsFile.decode(rows.joined(separator: "\n"), file: "r.csv") }
         #expect(error.location.line == 2 && error.location.field == "cov_yy" && error.description.contains("cov_yy is empty"), "\(error)")
         // A negative variance, or a cov_xy no covariance matrix can have, is refused with its field.
-        for (bad, field) in [(Covariance2(xx: -1, xy: 0, yy: 1), "cov_xx"), (Covariance2(xx: 1, xy: 2, yy: 1), "cov_xy")] {
-            var wrong = sample
-            wrong[0].covariance = bad
-            let e = try #require(throws: InputError.self) { try ResultsFile.decode(ResultsFile.encode(wrong), file: "r.csv") }
+        let valid = ResultsFile.encode(partial)
+        for (bad, field) in [(",-1,0,1", "cov_xx"), (",1,2,1", "cov_xy")] {
+            let text = valid.replacingOccurrences(of: ",1,0,1\n", with: bad + "\n")
+            let e = try #require(throws: InputError.self) { try ResultsFile.decode(text, file: "r.csv") }
             #expect(e.location.line == 2 && e.location.field == field, "\(e)")
         }
+        // The writer keeps nine significant digits (a huge variance keeps its relation to the others) and leaves
+        // empty what is no covariance, so the lab reads back every file it writes.
+        var large = sample
+        large[0].covariance = Covariance2(xx: 451457302.616363, xy: -6.1e9, yy: 8.2495e10)
+        #expect(try ResultsFile.decode(ResultsFile.encode(large), file: "r.csv")[0].covariance != nil)
+        large[0].covariance = Covariance2(xx: 1, xy: 2, yy: 1)
+        #expect(try ResultsFile.decode(ResultsFile.encode(large), file: "r.csv")[0].covariance == nil)
         #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
     }
