@@ -403,13 +403,12 @@ public final class IndoorLocator: @unchecked Sendable {
 extension UncertaintyEllipse {
     /// The 95% ellipse of a 2-D Gaussian with covariance `c`: semi-axes √(χ²₂(0.95)·λ), λ the eigenvalues.
     init?(covariance c: Covariance2) {
-        guard c.xx.isFinite, c.yy.isFinite, c.xy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
-        let k2 = OffsetFreeFit.chiSquare95   // χ²₂ at confidenceLevel (both are the engine's stated level)
-        let (large, small, u) = c.principalAxes
+        // χ²₂ at confidenceLevel (both are the engine's stated level)
+        guard let (a, b, u) = c.ellipse(chiSquare: OffsetFreeFit.chiSquare95) else { return nil }
         var bearing = atan2(u.x, u.y) * 180 / .pi
         bearing = bearing.truncatingRemainder(dividingBy: 180)
         if bearing < 0 { bearing += 180 }
-        self.init(semiMajor: (k2 * large).squareRoot(), semiMinor: (k2 * small).squareRoot(), orientation: bearing)
+        self.init(semiMajor: a, semiMinor: b, orientation: bearing)
     }
 }
 

@@ -109,6 +109,14 @@ public struct Covariance2: Sendable, Hashable, Codable {
         return (mean + half, max(mean - half, 0), Point(cos(angle), sin(angle)))
     }
 
+    /// The semi-axes of the ellipse eᵀ C⁻¹ e = `chiSquare` (√(χ²·λ), major ≥ minor) and the unit vector of the major
+    /// axis; nil unless C is finite with variances ≥ 0.
+    public func ellipse(chiSquare k2: Double) -> (semiMajor: Double, semiMinor: Double, majorAxis: Point)? {
+        guard xx.isFinite, yy.isFinite, xy.isFinite, xx >= 0, yy >= 0 else { return nil }
+        let (large, small, u) = principalAxes
+        return ((k2 * large).squareRoot(), (k2 * small).squareRoot(), u)
+    }
+
     /// eᵀ C⁻¹ e, the squared Mahalanobis distance of the offset `e`; nil when C is not positive definite.
     public func mahalanobisSquared(_ e: Point) -> Double? {
         let det = xx * yy - xy * xy

@@ -248,6 +248,11 @@ public struct Walk: Sendable, Hashable {
     /// The speed process is kept within [speed × (1 − this), speed × (1 + this)].
     public static let speedExcursion = 0.5
 
+    /// The speeds the walker can reach: ± ``speedExcursion`` about `speed` when it varies, `speed` alone otherwise.
+    public var speedBounds: ClosedRange<Double> {
+        speedSigma > 0 ? speed * (1 - Walk.speedExcursion)...speed * (1 + Walk.speedExcursion) : speed...speed
+    }
+
     public var length: Double {
         zip(waypoints, waypoints.dropFirst()).reduce(0) { $0 + $1.0.distance(to: $1.1) }
     }

@@ -104,7 +104,7 @@ public enum WorkBudget {
             } else if scanWindowRange.contains(window) && walk.pauses.allSatisfy({ pauseRange.contains($0.seconds) }) {
                 // One window per advance of speed × window along the path (at the slowest speed the walk can
                 // reach), one per look, one per window of each pause, one at the last waypoint.
-                let slowest = walk.speed * (walk.speedSigma > 0 ? 1 - Walk.speedExcursion : 1)
+                let slowest = walk.speedBounds.lowerBound
                 let paused = walk.pauses.reduce(0.0) { $0 + ($1.seconds / window).rounded(.up) }
                 let windows = (walk.length / (slowest * window)).rounded(.up) + Double(walk.looks.count + 2) + paused
                 if windows > Double(maximumWindowsPerWalk) {
@@ -114,7 +114,7 @@ public enum WorkBudget {
                     add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(windows * perWindow * beacons)) readings (\(number(windows)) windows × \(number(perWindow)) advertisements × \(s.beacons.count) beacons); the budget is \(maximumReadingsPerPass)")
                 } else if let pdr = s.pdr, cadenceRange.contains(pdr.cadence) {
                     let steps = (walk.length * pdr.cadence / slowest).rounded(.up)
-                    let fastest = walk.speed * (walk.speedSigma > 0 ? 1 + Walk.speedExcursion : 1)
+                    let fastest = walk.speedBounds.upperBound
                     if steps > Double(maximumStepsPerWalk) {
                         add([.key("walks"), .index(i)], "walk '\(walk.name)' is up to \(number(steps)) steps at \(number(pdr.cadence)) steps/s; the budget is \(maximumStepsPerWalk)")
                     } else if fastest / pdr.cadence > StepReading.longest / 2 {

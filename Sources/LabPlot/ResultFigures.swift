@@ -238,11 +238,7 @@ public enum ResultFigures {
     static func uncertaintyOutline(_ r: EpochResult) -> [Point]? {
         let axes: (Point, Point)
         if let c = r.covariance {
-            guard c.xx.isFinite, c.xy.isFinite, c.yy.isFinite, c.xx >= 0, c.yy >= 0 else { return nil }
-            let (major, minor, u) = c.principalAxes
-            let k = Covariance2.chiSquare2(0.95)
-            let a = (k * major).squareRoot(), b = (k * minor).squareRoot()
-            guard a > 0, a.isFinite else { return nil }
+            guard let (a, b, u) = c.ellipse(chiSquare: Covariance2.chiSquare2(0.95)), a > 0, a.isFinite else { return nil }
             axes = (u * a, Point(-u.y, u.x) * b)
         } else {
             guard let radius = r.uncertainty, radius.isFinite, radius > 0 else { return nil }

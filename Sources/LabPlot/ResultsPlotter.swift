@@ -43,6 +43,8 @@ public struct ResultsPlotter {
     public var scenarioNames: [String] { manifest.scenarios.map(\.name) }
     /// The real protocols whose epochs the run saved (cdf only: no scenario file holds their floorplan).
     public var realNames: [String] { manifest.real.map(\.name) }
+    /// The real protocols for a message listing what the run holds ("" when none).
+    private var realList: String { realNames.isEmpty ? "" : "; real protocols (cdf only): \(realNames.joined(separator: ", "))" }
 
     public func resultsPath(_ scenario: String) -> String { directory + "/" + RunManifest.resultsFileName(scenario) }
 
@@ -61,8 +63,7 @@ public struct ResultsPlotter {
             if realNames.contains(scenario) {
                 throw InputError(file: manifestFile, "'\(scenario)' is a real protocol: its venue came from a recording, so only its cdf is drawn from the results")
             }
-            let real = realNames.isEmpty ? "" : "; real protocols (cdf only): \(realNames.joined(separator: ", "))"
-            throw InputError(file: manifestFile, "no scenario '\(scenario)' in this run; scenarios: \(scenarioNames.joined(separator: ", "))\(real)")
+            throw InputError(file: manifestFile, "no scenario '\(scenario)' in this run; scenarios: \(scenarioNames.joined(separator: ", "))\(realList)")
         }
         return e
     }
@@ -97,8 +98,7 @@ public struct ResultsPlotter {
     public func figure(_ kind: FigureKind, scenario: String?, options: PlotOptions = PlotOptions()) throws -> any Figure {
         if kind == .leaderboard { return ResultFigures.leaderboard(manifest.leaderboard, simulatedLabels: Set(manifest.scenarios.map(\.name))) }
         guard let scenario else {
-            let real = realNames.isEmpty ? "" : "; real protocols (cdf only): \(realNames.joined(separator: ", "))"
-            throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))\(real)")
+            throw InputError(file: directory + "/" + RunManifest.fileName, "the \(kind.rawValue) figure needs a scenario; scenarios: \(scenarioNames.joined(separator: ", "))\(realList)")
         }
         let file = resultsPath(scenario)
         // The entry (and so the scenario file) only for the floorplan figures: a real protocol has a cdf only.

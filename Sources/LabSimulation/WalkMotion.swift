@@ -58,12 +58,12 @@ public struct WalkPath: Sendable {
 /// ``Walk/speedSigma``, correlation time ``Walk/speedCorrelationTime``), kept within ± ``Walk/speedExcursion``
 /// of the mean, sampled once per scan window. Constant when the walk's `speedSigma` is 0 (then it draws nothing).
 struct WalkSpeed {
-    let mean: Double, sigma: Double, rho: Double
+    let mean: Double, sigma: Double, rho: Double, bounds: ClosedRange<Double>
     let rng: RandomSource?
     private(set) var current: Double
 
     init(walk: Walk, window: Double, seed: UInt64) {
-        mean = walk.speed; sigma = walk.speedSigma
+        mean = walk.speed; sigma = walk.speedSigma; bounds = walk.speedBounds
         rho = exp(-window / Walk.speedCorrelationTime)
         if sigma > 0 {
             let rng = RandomSource(seed: seed, stream: RandomSource.stream("motion:" + walk.name))
@@ -76,7 +76,7 @@ struct WalkSpeed {
     }
 
     private func clamp(_ v: Double) -> Double {
-        min(mean * (1 + Walk.speedExcursion), max(mean * (1 - Walk.speedExcursion), v))
+        min(bounds.upperBound, max(bounds.lowerBound, v))
     }
 
     /// The speed for the next window.

@@ -55,8 +55,6 @@ public struct ImportOptions: Sendable {
 public enum RecordingImporter {
     /// RSSI values outside this range are reported as errors (dBm).
     public static let plausibleRSSI: ClosedRange<Double> = -150...20
-    /// The longest step a step detector reports, metres.
-    public static let longestStep = StepReading.longest
 
     /// Imports `paths` (their meaning depends on `format`) into a new recording at `destination`.
     /// - Throws: ``InputError`` naming file, line and field for bad input; nothing is written then.

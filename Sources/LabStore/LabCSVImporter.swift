@@ -160,8 +160,8 @@ struct LabCSVImporter {
             if t < last { throw rec.error(ti, "time goes backwards: \(t) s after \(last) s on the line before") }
             last = t
             let length = try rec.double(li)
-            guard length >= 0 && length <= RecordingImporter.longestStep else {
-                throw rec.error(li, "expected a step length in metres within 0…\(Format.number(RecordingImporter.longestStep)), found \(length)")
+            guard length >= 0 && length <= StepReading.longest else {
+                throw rec.error(li, "expected a step length in metres within 0…\(Format.number(StepReading.longest)), found \(length)")
             }
             let h = try rec.double(hi)
             guard h >= 0 && h < 360 else { throw rec.error(hi, "expected a compass heading in [0, 360) degrees, found \(h)") }

@@ -214,6 +214,7 @@ package final class KalmanTracker {
         guard steps.count > 1 else { return out }
         var smoothed = steps.last!.filtered, smoothedCovariance = steps.last!.filteredCovariance
         var temp = [Double](repeating: 0, count: n * n), G = temp, diff = temp, temp2 = temp
+        var F = MotionModel.transition(dt: 0)
         for k in stride(from: steps.count - 2, through: 0, by: -1) {
             let next = steps[k + 1], here = steps[k]
             guard next.continues, here.fix != nil, !here.filtered.isEmpty, !smoothed.isEmpty,
@@ -221,7 +222,7 @@ package final class KalmanTracker {
                 smoothed = here.filtered; smoothedCovariance = here.filteredCovariance
                 continue
             }
-            let F = MotionModel.transition(dt: next.dt)
+            MotionModel.setTransition(&F, dt: next.dt)
             // G = P_k Fᵀ (P⁻)⁻¹
             SmallMatrix.multiplyTransposed(here.filteredCovariance, F, n: n, into: &temp)
             SmallMatrix.multiply(temp, predictedInverse, n: n, into: &G)

@@ -63,8 +63,13 @@ extension MotionModel {
     public static func transition(dt: Double) -> [Double] {
         var F = [Double](repeating: 0, count: 25)
         for i in 0..<5 { F[i * 5 + i] = 1 }
-        F[0 * 5 + 2] = dt; F[1 * 5 + 3] = dt
+        setTransition(&F, dt: dt)
         return F
+    }
+
+    /// Sets the dt entries of a transition made by ``transition(dt:)`` (a buffer reused over many epochs).
+    @inline(__always) public static func setTransition(_ F: inout [Double], dt: Double) {
+        F[0 * 5 + 2] = dt; F[1 * 5 + 3] = dt
     }
 
     /// s ← F s over `dt`.
@@ -94,12 +99,10 @@ extension MotionModel {
         let still = standingSigma * standingSigma * dt
         var xx = still, xy = 0.0, yy = still
         for st in steps {
-            let h = st.heading * .pi / 180, along = st.lengthAccuracy * st.lengthAccuracy
+            let along = st.lengthAccuracy * st.lengthAccuracy
             let across = st.length * st.length * pow(st.headingAccuracy * .pi / 180, 2)
-            let ux = sin(h), uy = cos(h)   // along the step; across is (uy, −ux)
-            xx += along * ux * ux + across * uy * uy
-            xy += (along - across) * ux * uy
-            yy += along * uy * uy + across * ux * ux
+            let c = Covariance2(along: along, across: across, axis: Bearing.unitVector(st.heading))
+            xx += c.xx; xy += c.xy; yy += c.yy
         }
         P[0] += xx; P[1] += xy; P[5] += xy; P[6] += yy
         P[12] += vv; P[18] += vv

@@ -186,19 +186,28 @@ package final class ParticleTracker {
             for i in 0..<n { pb[i] = m.stepBiasSigma * .pi / 180 * rng.gaussian() }
             biasDrawn = true
         }
-        for i in 0..<n where pw[i] > 0 {
-            var x = px[i], y = py[i]
-            for st in steps {
-                let length = st.length + (st.lengthAccuracy * st.lengthAccuracy + m.stepScaleError * m.stepScaleError * st.length * st.length).squareRoot() * rng.gaussian()
-                let heading = (st.heading + max(st.headingAccuracy, 1) * rng.gaussian()) * .pi / 180 - pb[i]
-                x += max(length, 0) * sin(heading); y += max(length, 0) * cos(heading)
+        // Each step's length σ (its own and the scale error) and heading σ, once for every particle.
+        let count = steps.count
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * max(count, 1)) { buffer in
+            let lengthSigma = buffer.baseAddress!, headingSigma = lengthSigma + count
+            for (k, st) in steps.enumerated() {
+                lengthSigma[k] = (st.lengthAccuracy * st.lengthAccuracy + m.stepScaleError * m.stepScaleError * st.length * st.length).squareRoot()
+                headingSigma[k] = max(st.headingAccuracy, 1)
             }
-            x += still * rng.gaussian(); y += still * rng.gaussian()
-            if dt > 0 { pvx[i] = (x - px[i]) / dt; pvy[i] = (y - py[i]) / dt }
-            pb[i] += biasDrift * rng.gaussian()
-            pd[i] += drift * rng.gaussian()
-            if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
-            px[i] = x; py[i] = y
+            for i in 0..<n where pw[i] > 0 {
+                var x = px[i], y = py[i]
+                for (k, st) in steps.enumerated() {
+                    let length = st.length + lengthSigma[k] * rng.gaussian()
+                    let heading = (st.heading + headingSigma[k] * rng.gaussian()) * .pi / 180 - pb[i]
+                    x += max(length, 0) * sin(heading); y += max(length, 0) * cos(heading)
+                }
+                x += still * rng.gaussian(); y += still * rng.gaussian()
+                if dt > 0 { pvx[i] = (x - px[i]) / dt; pvy[i] = (y - py[i]) / dt }
+                pb[i] += biasDrift * rng.gaussian()
+                pd[i] += drift * rng.gaussian()
+                if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
+                px[i] = x; py[i] = y
+            }
         }
     }
 

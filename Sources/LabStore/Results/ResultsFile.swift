@@ -155,11 +155,10 @@ public enum ResultsDirectory {
     /// so a directory with a manifest is complete), each file atomically.
     public static func write(results: [EpochResult], boundMaps: [String: BoundMap], manifest: RunManifest, to dir: String) throws {
         let grouped = Dictionary(grouping: results, by: \.scenario)
-        for r in manifest.real {
-            try OutputFile.write(Data(ResultsFile.encode(grouped[r.name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(r.name))
+        for name in manifest.real.map(\.name) + manifest.scenarios.map(\.name) {
+            try OutputFile.write(Data(ResultsFile.encode(grouped[name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(name))
         }
         for s in manifest.scenarios {
-            try OutputFile.write(Data(ResultsFile.encode(grouped[s.name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(s.name))
             if let map = boundMaps[s.name] {
                 try OutputFile.write(try LabJSON.encoder().encode(map), to: dir + "/" + RunManifest.boundMapFileName(s.name))
             }
