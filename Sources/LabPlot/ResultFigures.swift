@@ -40,8 +40,9 @@ public enum ResultFigures {
         let seeds = Set(mine.map(\.seed))
         let walks = mine.contains { $0.walk != "grid" }, grid = mine.contains { $0.walk == "grid" }
         let epochs = walks && grid ? "walks + test grid" : grid ? "test grid" : "walks"
-        // Real data (`real`: a recording scored under a protocol) has no seeds to tell.
-        let source = real ? "real data, \(epochs)" : "\(SeedText.describe(Array(seeds))), \(epochs)"
+        // Real data (`real`: a recording scored under a protocol) has no seeds to tell, and its rows do not say whether
+        // its truth is a walk or a survey of static spots (UJI's is a survey).
+        let source = real ? "real data" : "\(SeedText.describe(Array(seeds))), \(epochs)"
         return CDFFigure(title: "\(scenario) — error CDF per estimator (\(source))", series: series)
     }
 

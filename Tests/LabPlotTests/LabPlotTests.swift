@@ -69,7 +69,7 @@ import LabStore
         defer { Fixture.cleanUp(out) }
         let written = try Fixture.plotter(dir).drawStandardSet(outputDirectory: out, formats: [.svg])
         #expect(written.filter { $0.contains("real-a") } == [out + "/real-a-cdf.svg"])
-        #expect(try SVGText.strings(inFile: out + "/real-a-cdf.svg").contains { $0.contains("real-a") && $0.contains("real data, walks") })
+        #expect(try SVGText.strings(inFile: out + "/real-a-cdf.svg").contains { $0.contains("real-a") && $0.contains("(real data)") })
         let error = try #require(throws: InputError.self) { try Fixture.plotter(dir).figure(.track, scenario: "real-a") }
         #expect(error.description.contains("real protocol") && error.description.contains("only its cdf"), "\(error)")
         // An earlier run.json, without the key: no real protocols.
