@@ -25,6 +25,7 @@ public enum EstimatorRegistry {
         KalmanEstimator.self,
         KalmanSmootherEstimator.self,
         ParticleEstimator.self,
+        ParticleSmootherEstimator.self,
     ]
 
     /// The best snapshot estimator (each fix from its own scan): the IndoorLocator library's one-scan fix

@@ -53,6 +53,29 @@ public final class ParticleEstimator: PositionEstimator {
     public func startTrack() { tracker.startTrack() }
 }
 
+/// ``ParticleEstimator``'s filter followed by a fixed-lag smoother over its particles' genealogy (offline replay:
+/// each fix uses the scans up to ``lag`` after it). Scan by scan (``locate(_:)``) it is the filter.
+public final class ParticleSmootherEstimator: PositionEstimator {
+    public static let name = "particle-smoother"
+    public static let summary = "tracker for offline replay: the particle filter, then a fixed-lag smoother over the particles' lineages (10 scans)"
+    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, offline: true)
+    /// How many later scans each fix waits for.
+    public static let lag = 10
+    let tracker: ParticleTracker
+    public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
+    public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
+    public func startDevice() { tracker.startDevice() }
+    public func startTrack() { tracker.startTrack() }
+    public func locate(track observations: [Observation]) -> [EstimateOutcome] {
+        tracker.history = []
+        tracker.history!.reserveCapacity(observations.count)
+        defer { tracker.history = nil }
+        let filtered = observations.map { tracker.step($0) }
+        return tracker.smoothed(filtered, lag: Self.lag)
+    }
+}
+
 extension EstimatorKind {
     public static let particleFilter = EstimatorKind(ParticleEstimator.self)
+    public static let particleSmoother = EstimatorKind(ParticleSmootherEstimator.self)
 }

@@ -56,6 +56,11 @@ package final class ParticleTracker {
     private var biasDrawn = false
     /// The position this track last reported: the next report is kept in sight of it (no wall between).
     private var reported: Point?
+    /// When set, every step appends what an offline smoother needs (``Snapshot``; nil for a step without a fix):
+    /// see ``smoothed(_:lag:)``.
+    package var history: [Snapshot?]?
+    /// Set by ``start(_:dt:)``: this step's particles were drawn afresh (no lineage to the step before).
+    private var drawnAfresh = false
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
@@ -106,7 +111,7 @@ package final class ParticleTracker {
     }
 
     package func step(_ o: Observation) -> EstimateOutcome {
-        if let problem = o.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
+        if let problem = o.problem(beaconCount: venue.beaconCount) { history?.append(nil); return .noFix(.invalidInput(problem)) }
         var dt = venue.radio.scanWindow
         if let t = o.t, let last = time { dt = t - last }
         if dt < 0 || dt > settings.motion.longestGap { startTrack(); dt = venue.radio.scanWindow }
@@ -117,12 +122,75 @@ package final class ParticleTracker {
             if !o.beacons.isEmpty { weigh(o) }
             if !normalise() { endTrack() }
         }
+        drawnAfresh = false
         if !isTracking {
-            if let reason = start(o, dt: dt) { return .noFix(reason) }
+            if let reason = start(o, dt: dt) { history?.append(nil); return .noFix(reason) }
         }
         let outcome = estimate(o)
-        resampleIfNeeded()
+        let recorded = history != nil
+        if recorded {
+            history!.append(Snapshot(x: Array(UnsafeBufferPointer(start: px, count: n)), y: Array(UnsafeBufferPointer(start: py, count: n)),
+                                     vx: Array(UnsafeBufferPointer(start: pvx, count: n)), vy: Array(UnsafeBufferPointer(start: pvy, count: n)),
+                                     d: Array(UnsafeBufferPointer(start: pd, count: n)), w: Array(UnsafeBufferPointer(start: pw, count: n)),
+                                     fresh: drawnAfresh))
+        }
+        if resampleIfNeeded(), recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
         return outcome
+    }
+
+    /// One step's particles as reported (before resampling), and, when they were resampled after it, the
+    /// particle of this step each particle of the next step copies.
+    package struct Snapshot {
+        let x, y, vx, vy, d, w: [Double]
+        var parents: [Int32]?
+        /// Drawn afresh at this step: no lineage to the step before.
+        let fresh: Bool
+    }
+
+    /// Fixed-lag smoothing of the recorded ``history`` (offline, where the future is known), given the steps'
+    /// `outcomes` (one per recorded step, as ``step(_:)`` returned them): each step's report
+    /// is made from its own particles weighed by the weights their descendants carry `lag` steps later (or at the
+    /// track's last step, if sooner) — the particles' genealogy, Kitagawa's fixed-lag smoother. A particle whose
+    /// line died out (dropped at a wall, or not drawn at a resampling) gets no weight; so the smoothed cloud is
+    /// the part of the filter's cloud the later scans confirm. The report is the weighted mean, kept in sight of
+    /// the previous smoothed report as the filter's is. Steps without a fix stay without one, and a track's last
+    /// step keeps the filter's fix (nothing later weighs it).
+    package func smoothed(_ outcomes: [EstimateOutcome], lag: Int) -> [EstimateOutcome] {
+        guard let history, history.count == outcomes.count else { return outcomes }
+        var out = outcomes
+        var weights = [Double](repeating: 0, count: n), line = [Int](repeating: 0, count: n)
+        var previous: Point?
+        for t in history.indices {
+            guard let here = history[t], var f = outcomes[t].fix else { previous = nil; continue }
+            if here.fresh { previous = nil }
+            // The last step within the lag that the same cloud reaches.
+            var last = t
+            while last < history.count - 1, last - t < lag, let next = history[last + 1], !next.fresh { last += 1 }
+            guard last > t else { previous = f.position; continue }   // nothing later in its track: the filter's fix
+            for i in 0..<n { line[i] = i; weights[i] = 0 }
+            for u in stride(from: last - 1, through: t, by: -1) {
+                guard let parents = history[u]!.parents else { continue }
+                for i in 0..<n { line[i] = Int(parents[line[i]]) }
+            }
+            let future = history[last]!.w
+            var total = 0.0
+            for i in 0..<n { weights[line[i]] += future[i]; total += future[i] }
+            guard total > 0 else { continue }
+            for i in 0..<n { weights[i] /= total }
+            let summary = here.x.withUnsafeBufferPointer { x in here.y.withUnsafeBufferPointer { y in
+                here.vx.withUnsafeBufferPointer { vx in here.vy.withUnsafeBufferPointer { vy in
+                    here.d.withUnsafeBufferPointer { d in weights.withUnsafeBufferPointer { w in
+                        report(Cloud(x: x.baseAddress!, y: y.baseAddress!, vx: vx.baseAddress!, vy: vy.baseAddress!,
+                                     d: d.baseAddress!, w: w.baseAddress!), previous: previous)
+                    } }
+                } }
+            } }
+            previous = summary.position
+            f.position = summary.position; f.covariance = summary.covariance; f.uncertainty = summary.covariance.drms
+            f.velocity = summary.velocity; f.offset = summary.offset
+            out[t] = .fix(f)
+        }
+        return out
     }
 
     /// Draws the particles around a snapshot fix; the reason when there is none.
@@ -152,6 +220,7 @@ package final class ParticleTracker {
         }
         isTracking = true
         biasDrawn = false
+        drawnAfresh = true
         return nil
     }
 
@@ -272,28 +341,39 @@ package final class ParticleTracker {
     /// covariance grows by the shift (the mean squared error about the reported point). When the particles in
     /// sight carry less than ``inSightShare`` of the weight (or none is in sight), the mean stands.
     private func estimate(_ o: Observation) -> EstimateOutcome {
+        let summary = report(Cloud(x: px, y: py, vx: pvx, vy: pvy, d: pd, w: pw), previous: reported)   // normalised: the weights sum to 1
+        let p = summary.position, c = summary.covariance
+        reported = p
+        let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
+        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(o.beacons.lazy.map(\.beacon)), frieze: inView,
+                        offset: summary.offset, covariance: c, velocity: summary.velocity))
+    }
+
+    /// A cloud of `n` weighted particles: the filter's own, or a recorded step's with smoothed weights.
+    struct Cloud {
+        let x, y, vx, vy, d, w: UnsafePointer<Double>
+    }
+
+    /// A cloud's report (``estimate(_:)``'s rule, in sight of `previous`); its weights sum to 1.
+    private func report(_ cloud: Cloud, previous: Point?) -> (position: Point, covariance: Covariance2, velocity: Point, offset: Double) {
         var mx = 0.0, my = 0.0, mvx = 0.0, mvy = 0.0, md = 0.0
         for i in 0..<n {
-            let w = pw[i]
-            mx += w * px[i]; my += w * py[i]; mvx += w * pvx[i]; mvy += w * pvy[i]; md += w * pd[i]
+            let w = cloud.w[i]
+            mx += w * cloud.x[i]; my += w * cloud.y[i]; mvx += w * cloud.vx[i]; mvy += w * cloud.vy[i]; md += w * cloud.d[i]
         }
         var cxx = 0.0, cxy = 0.0, cyy = 0.0
         for i in 0..<n {
-            let w = pw[i], ex = px[i] - mx, ey = py[i] - my
+            let w = cloud.w[i], ex = cloud.x[i] - mx, ey = cloud.y[i] - my
             cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
         }
         var p = Point(mx, my)
-        if let r = reported, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p),
+        if let r = previous, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p, in: cloud),
            share >= Self.inSightShare {
             let ex = near.x - mx, ey = near.y - my
             cxx += ex * ex; cxy += ex * ey; cyy += ey * ey
             p = near
         }
-        reported = p
-        let c = Covariance2(xx: cxx, xy: cxy, yy: cyy)
-        let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
-        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(o.beacons.lazy.map(\.beacon)), frieze: inView,
-                        offset: md, covariance: c, velocity: Point(mvx, mvy)))
+        return (p, Covariance2(xx: cxx, xy: cxy, yy: cyy), Point(mvx, mvy), md)
     }
 
     /// The least share of the weight the particles in sight of the previous report must carry for the report to
@@ -302,23 +382,24 @@ package final class ParticleTracker {
     /// 0.8% at 1%, with the same P75.)
     static let inSightShare = 0.01
 
-    /// The weighted particle nearest `target` with no wall between it and `origin`, and the weight of all the
-    /// particles in sight of `origin`; nil when none is.
-    private func nearestInSight(of origin: Point, to target: Point) -> (Point, share: Double)? {
+    /// The weighted particle of `cloud` nearest `target` with no wall between it and `origin`, and the weight of
+    /// all the particles in sight of `origin`; nil when none is.
+    private func nearestInSight(of origin: Point, to target: Point, in cloud: Cloud) -> (Point, share: Double)? {
         var best: Point?, bestDistance = Double.infinity, share = 0.0
-        for i in 0..<n where pw[i] > 0 && !floorplan.crosses(origin.x, origin.y, px[i], py[i]) {
-            share += pw[i]
-            let dx = px[i] - target.x, dy = py[i] - target.y, d = dx * dx + dy * dy
-            if d < bestDistance { best = Point(px[i], py[i]); bestDistance = d }
+        for i in 0..<n where cloud.w[i] > 0 && !floorplan.crosses(origin.x, origin.y, cloud.x[i], cloud.y[i]) {
+            share += cloud.w[i]
+            let dx = cloud.x[i] - target.x, dy = cloud.y[i] - target.y, d = dx * dx + dy * dy
+            if d < bestDistance { best = Point(cloud.x[i], cloud.y[i]); bestDistance = d }
         }
         return best.map { ($0, share) }
     }
 
-    /// Systematic resampling when the effective sample size is below half the particles.
-    private func resampleIfNeeded() {
+    /// Systematic resampling when the effective sample size is below half the particles; whether it resampled.
+    @discardableResult
+    private func resampleIfNeeded() -> Bool {
         var sumSquares = 0.0
         for i in 0..<n { sumSquares += pw[i] * pw[i] }
-        guard sumSquares > 0, 1 / sumSquares < Double(n) / 2 else { return }
+        guard sumSquares > 0, 1 / sumSquares < Double(n) / 2 else { return false }
         // Copy the chosen particles into scratch rows, one field at a time.
         let step = 1 / Double(n)
         var u = rng.uniform() * step, cumulative = pw[0], j = 0
@@ -332,5 +413,6 @@ package final class ParticleTracker {
             field.update(from: scratch, count: n)
         }
         for i in 0..<n { pw[i] = step }
+        return true
     }
 }

@@ -10,7 +10,7 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
         discussion: """
-        Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs, the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
+        Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter, particle-smoother) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs, the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
 
         Winner rule: \(Leaderboard.ruleText).
 
