@@ -174,7 +174,7 @@ public struct CDFFigure: Figure, CanvasDrawable {
             p98.append(sample.quantile(0.98))
             var label = s.label
             if markP75 { label += "  P75 \(String(format: "%.2f", p75)) m" }
-            if s.attempts > n { label += " (\(Int((100 * Double(n) / Double(s.attempts)).rounded()))% fixes)" }
+            if s.attempts > n { label += " (\(Self.fixShare(n, of: s.attempts))% fixes)" }
             var style = s.style
             style.marker = markP75 ? (style.marker ?? .circle) : nil
             style.markerScale = 0.8
@@ -197,6 +197,18 @@ public struct CDFFigure: Figure, CanvasDrawable {
     }
 
     func draw(on c: inout Canvas) { lineFigure.draw(on: &c) }
+
+    /// The share of attempts that gave a fix, in percent, as the legend prints it: whole percent, but never
+    /// rounded to 100 or to 0 when that is not exactly so (99.7% prints "99.7", 0.4% prints "<1").
+    static func fixShare(_ fixes: Int, of attempts: Int) -> String {
+        guard attempts > 0 else { return "0" }
+        let share = 100 * Double(min(max(fixes, 0), attempts)) / Double(attempts)
+        if fixes >= attempts { return "100" }
+        if fixes <= 0 { return "0" }
+        if share.rounded() >= 100 { return String(format: "%.1f", min((share * 10).rounded(.down) / 10, 99.9)) }
+        if share.rounded() < 1 { return "<1" }
+        return "\(Int(share.rounded()))"
+    }
 }
 
 /// Points with a fitted line, e.g. RSSI against log10(distance) with the path-loss fit (the calibration figure).

@@ -126,13 +126,14 @@ package final class ParticleTracker {
         if !isTracking {
             if let reason = start(o, dt: dt) { history?.append(nil); return .noFix(reason) }
         }
+        let hadReport = reported != nil
         let outcome = estimate(o)
         let recorded = history != nil
         if recorded {
             history!.append(Snapshot(x: Array(UnsafeBufferPointer(start: px, count: n)), y: Array(UnsafeBufferPointer(start: py, count: n)),
                                      vx: Array(UnsafeBufferPointer(start: pvx, count: n)), vy: Array(UnsafeBufferPointer(start: pvy, count: n)),
                                      d: Array(UnsafeBufferPointer(start: pd, count: n)), w: Array(UnsafeBufferPointer(start: pw, count: n)),
-                                     fresh: drawnAfresh))
+                                     fresh: drawnAfresh, hadReport: hadReport))
         }
         if resampleIfNeeded(), recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
         return outcome
@@ -145,37 +146,48 @@ package final class ParticleTracker {
         var parents: [Int32]?
         /// Drawn afresh at this step: no lineage to the step before.
         let fresh: Bool
+        /// The filter kept this step's report in sight of an earlier one (false when the track is new).
+        let hadReport: Bool
     }
 
     /// Fixed-lag smoothing of the recorded ``history`` (offline, where the future is known), given the steps'
-    /// `outcomes` (one per recorded step, as ``step(_:)`` returned them): each step's report
-    /// is made from its own particles weighed by the weights their descendants carry `lag` steps later (or at the
-    /// track's last step, if sooner) — the particles' genealogy, Kitagawa's fixed-lag smoother. A particle whose
-    /// line died out (dropped at a wall, or not drawn at a resampling) gets no weight; so the smoothed cloud is
-    /// the part of the filter's cloud the later scans confirm. The report is the weighted mean, kept in sight of
-    /// the previous smoothed report as the filter's is. Steps without a fix stay without one, and a track's last
-    /// step keeps the filter's fix (nothing later weighs it).
+    /// `outcomes` (one per recorded step, as ``step(_:)`` returned them): each step's report is made from its own
+    /// particles, each weighed by the weight its descendants carry `lag` steps later (or at the track's last
+    /// step, if sooner) — the particles' genealogy, Kitagawa's fixed-lag smoother. A particle whose line died out
+    /// (dropped at a wall, or not drawn at a resampling) gets no weight, so the smoothed cloud is the part of the
+    /// filter's cloud that the later scans confirm. The report follows the filter's rule, in sight of the previous
+    /// smoothed report wherever the filter kept its own in sight of its previous one. A step without a fix (an
+    /// invalid scan, which leaves the particles as they were) is stepped over; a track drawn afresh ends the
+    /// lineages. Steps without a fix stay without one, and a track's last step keeps the filter's fix.
+    ///
+    /// Memory: the history holds six numbers per particle per step (48 KB per scan with 1,000 particles).
     package func smoothed(_ outcomes: [EstimateOutcome], lag: Int) -> [EstimateOutcome] {
         guard let history, history.count == outcomes.count else { return outcomes }
         var out = outcomes
         var weights = [Double](repeating: 0, count: n), line = [Int](repeating: 0, count: n)
         var previous: Point?
         for t in history.indices {
-            guard let here = history[t], var f = outcomes[t].fix else { previous = nil; continue }
-            if here.fresh { previous = nil }
-            // The last step within the lag that the same cloud reaches.
-            var last = t
-            while last < history.count - 1, last - t < lag, let next = history[last + 1], !next.fresh { last += 1 }
-            guard last > t else { previous = f.position; continue }   // nothing later in its track: the filter's fix
+            guard let here = history[t], var f = outcomes[t].fix else { continue }
+            if !here.hadReport { previous = nil }
+            // The last step within the lag that the same lineages reach (over steps without a fix, not past a
+            // fresh draw).
+            var last = t, u = t
+            while u < history.count - 1, u - t < lag {
+                u += 1
+                guard let next = history[u] else { continue }
+                if next.fresh { break }
+                last = u
+            }
+            guard last > t else { previous = f.position; continue }   // nothing later weighs it: the filter's fix
             for i in 0..<n { line[i] = i; weights[i] = 0 }
-            for u in stride(from: last - 1, through: t, by: -1) {
-                guard let parents = history[u]!.parents else { continue }
+            for v in stride(from: last - 1, through: t, by: -1) {
+                guard let parents = history[v]?.parents else { continue }
                 for i in 0..<n { line[i] = Int(parents[line[i]]) }
             }
-            let future = history[last]!.w
+            guard let future = history[last]?.w else { continue }
             var total = 0.0
             for i in 0..<n { weights[line[i]] += future[i]; total += future[i] }
-            guard total > 0 else { continue }
+            guard total > 0 else { previous = f.position; continue }
             for i in 0..<n { weights[i] /= total }
             let summary = here.x.withUnsafeBufferPointer { x in here.y.withUnsafeBufferPointer { y in
                 here.vx.withUnsafeBufferPointer { vx in here.vy.withUnsafeBufferPointer { vy in

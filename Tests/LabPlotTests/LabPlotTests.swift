@@ -224,6 +224,18 @@ import LabStore
         #expect(throws: PlotError.self) { try PlotRenderer.shared.render(figure, to: blocker + "/cdf") }
         #expect(filesIn(dir) == ["not-a-directory"])
     }
+
+    /// The CDF legend's share of fixes never rounds a miss up to 100%, nor a few fixes down to 0%.
+    @Test func fixShareNeverRoundsUpToAHundred() {
+        #expect(CDFFigure.fixShare(97, of: 100) == "97")
+        #expect(CDFFigure.fixShare(2, of: 3) == "67")
+        #expect(CDFFigure.fixShare(997, of: 1000) == "99.7")
+        #expect(CDFFigure.fixShare(99_999, of: 100_000) == "99.9")
+        #expect(CDFFigure.fixShare(5, of: 5) == "100")
+        #expect(CDFFigure.fixShare(1, of: 201) == "<1")
+        #expect(CDFFigure.fixShare(0, of: 7) == "0")
+        #expect(CDFFigure.fixShare(0, of: 0) == "0")
+    }
 }
 
 @Suite struct RendererTests {
