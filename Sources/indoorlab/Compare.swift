@@ -212,7 +212,7 @@ enum LeaderboardTable {
             let trackers = mine.filter { $0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
             let snapshots = mine.filter { !$0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
             if let t = trackers.min(by: { $0.metrics.p75 < $1.metrics.p75 }), let s = snapshots.min(by: { $0.metrics.p75 < $1.metrics.p75 }) {
-                out += "best tracker \(t.estimator.rawValue) P75 \(m(t.metrics.p75)) vs best snapshot \(s.estimator.rawValue) \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
+                out += "best tracker \(t.estimator.rawValue)\(t.estimator.inputs.offline ? " (offline)" : "") P75 \(m(t.metrics.p75)) vs best snapshot \(s.estimator.rawValue) \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
             }
         }
         return out

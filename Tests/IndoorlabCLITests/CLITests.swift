@@ -112,6 +112,13 @@ func temporaryDirectory() throws -> URL {
         #expect(board?["winner"] as? String != nil)
     }
 
+    /// The walks table's closing line names the best tracker and says when it is an offline smoother.
+    @Test func theBestTrackerLineSaysWhenItIsOffline() throws {
+        let r = try indoorlab(["compare", "smart-home", "--seeds", "1", "--conditions", "ideal", "--estimators", "ekf-smoother,centroid"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("best tracker ekf-smoother (offline) P75"), "\(r.stdout)")
+    }
+
     @Test func misspelledScenarioGetsASuggestion() throws {
         let r = try indoorlab(["simulate", "musuem-gallery"])
         #expect(r.status == 2)
