@@ -201,10 +201,9 @@ public struct CDFFigure: Figure, CanvasDrawable {
     /// The share of attempts that gave a fix, in percent, as the legend prints it: whole percent, but never
     /// rounded to 100 or to 0 when that is not exactly so (99.7% prints "99.7", 0.4% prints "<1").
     static func fixShare(_ fixes: Int, of attempts: Int) -> String {
-        guard attempts > 0 else { return "0" }
-        let share = 100 * Double(min(max(fixes, 0), attempts)) / Double(attempts)
-        if fixes >= attempts { return "100" }
-        if fixes <= 0 { return "0" }
+        guard fixes > 0, attempts > 0 else { return "0" }
+        guard fixes < attempts else { return "100" }
+        let share = 100 * Double(fixes) / Double(attempts)
         if share.rounded() >= 100 { return String(format: "%.1f", min((share * 10).rounded(.down) / 10, 99.9)) }
         if share.rounded() < 1 { return "<1" }
         return "\(Int(share.rounded()))"

@@ -2,6 +2,7 @@ import Foundation
 import LabCore
 import LabEstimators
 import LabStore
+import LabEvaluation
 
 /// The lab's standard figures built from saved results (`compare --out`): data in, figure specs out.
 /// Nothing here recomputes a metric; the only model input is the √CRLB field, which the caller computes.
@@ -234,12 +235,12 @@ public enum ResultFigures {
     }
 
     /// The outline of a fix's stated uncertainty about the fix, 36 segments: the 95% ellipse of its covariance
-    /// (semi-axes √(5.991·λ) along the eigenvectors) or, without one, the circle of its radius; nil when the result
+    /// at the stated level (semi-axes √(5.991·λ) along the eigenvectors) or, without one, the circle of its radius; nil when the result
     /// states neither usably.
     static func uncertaintyOutline(_ r: EpochResult) -> [Point]? {
         let axes: (Point, Point)
         if let c = r.covariance {
-            guard let (a, b, u) = c.ellipse(chiSquare: Covariance2.chiSquare2(0.95)), a > 0, a.isFinite else { return nil }
+            guard let (a, b, u) = c.ellipse(chiSquare: UncertaintyCoverage.chiSquare), a > 0, a.isFinite else { return nil }
             axes = (u * a, Point(-u.y, u.x) * b)
         } else {
             guard let radius = r.uncertainty, radius.isFinite, radius > 0 else { return nil }

@@ -130,10 +130,8 @@ package final class ParticleTracker {
         let outcome = estimate(o)
         let recorded = history != nil
         if recorded {
-            history!.append(Snapshot(x: Array(UnsafeBufferPointer(start: px, count: n)), y: Array(UnsafeBufferPointer(start: py, count: n)),
-                                     vx: Array(UnsafeBufferPointer(start: pvx, count: n)), vy: Array(UnsafeBufferPointer(start: pvy, count: n)),
-                                     d: Array(UnsafeBufferPointer(start: pd, count: n)), w: Array(UnsafeBufferPointer(start: pw, count: n)),
-                                     fresh: drawnAfresh, hadReport: hadReport))
+            // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
+            history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: drawnAfresh, hadReport: hadReport))
         }
         if resampleIfNeeded(), recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
         return outcome
@@ -142,7 +140,8 @@ package final class ParticleTracker {
     /// One step's particles as reported (before resampling), and, when they were resampled after it, the
     /// particle of this step each particle of the next step copies.
     package struct Snapshot {
-        let x, y, vx, vy, d, w: [Double]
+        /// x, y, vx, vy, δ and weight, `n` of each, one after another (the filter's own layout).
+        let particles: [Double]
         var parents: [Int32]?
         /// Drawn afresh at this step: no lineage to the step before.
         let fresh: Bool
@@ -184,18 +183,13 @@ package final class ParticleTracker {
                 guard let parents = history[v]?.parents else { continue }
                 for i in 0..<n { line[i] = Int(parents[line[i]]) }
             }
-            guard let future = history[last]?.w else { continue }
+            guard let future = history[last]?.particles else { continue }
             var total = 0.0
-            for i in 0..<n { weights[line[i]] += future[i]; total += future[i] }
+            for i in 0..<n { weights[line[i]] += future[5 * n + i]; total += future[5 * n + i] }
             guard total > 0 else { previous = f.position; continue }
             for i in 0..<n { weights[i] /= total }
-            let summary = here.x.withUnsafeBufferPointer { x in here.y.withUnsafeBufferPointer { y in
-                here.vx.withUnsafeBufferPointer { vx in here.vy.withUnsafeBufferPointer { vy in
-                    here.d.withUnsafeBufferPointer { d in weights.withUnsafeBufferPointer { w in
-                        report(Cloud(x: x.baseAddress!, y: y.baseAddress!, vx: vx.baseAddress!, vy: vy.baseAddress!,
-                                     d: d.baseAddress!, w: w.baseAddress!), previous: previous)
-                    } }
-                } }
+            let summary = here.particles.withUnsafeBufferPointer { p in weights.withUnsafeBufferPointer { w in
+                report(Cloud(p.baseAddress!, n: n, weights: w.baseAddress!), previous: previous)
             } }
             previous = summary.position
             f.position = summary.position; f.covariance = summary.covariance; f.uncertainty = summary.covariance.drms
@@ -364,6 +358,14 @@ package final class ParticleTracker {
     /// A cloud of `n` weighted particles: the filter's own, or a recorded step's with smoothed weights.
     struct Cloud {
         let x, y, vx, vy, d, w: UnsafePointer<Double>
+        init(x: UnsafePointer<Double>, y: UnsafePointer<Double>, vx: UnsafePointer<Double>, vy: UnsafePointer<Double>,
+             d: UnsafePointer<Double>, w: UnsafePointer<Double>) {
+            self.x = x; self.y = y; self.vx = vx; self.vy = vy; self.d = d; self.w = w
+        }
+        /// The particles laid out as the filter keeps them (x, y, vx, vy, δ, `n` each), with their own `weights`.
+        init(_ block: UnsafePointer<Double>, n: Int, weights: UnsafePointer<Double>) {
+            self.init(x: block, y: block + n, vx: block + 2 * n, vy: block + 3 * n, d: block + 4 * n, w: weights)
+        }
     }
 
     /// A cloud's report (``estimate(_:)``'s rule, in sight of `previous`); its weights sum to 1.
