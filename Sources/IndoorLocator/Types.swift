@@ -256,13 +256,13 @@ public enum LocatorInput: Sendable, Hashable {
 
 /// The region the true position lies in with probability ``confidence``: an ellipse centred on the fix.
 ///
-/// It is the fit's linearised covariance (the device offset a nuisance parameter), widened along its axes out to
-/// where the likelihood has fallen by the 95% threshold (RSSI is logarithmic in distance, so the likelihood
-/// usually falls more slowly than its quadratic), taking in another local fit within that threshold, and
-/// scaled by how much larger the residuals run than the path-loss σ says, as the locator learns over its scans.
-/// Measured in simulation (`indoorlab coverage`), it holds the truth in about 89% of fixes when the radio model
-/// is right and 74–86% under field impairments (unknown phones, body shadowing, outliers): still somewhat
-/// optimistic there.
+/// It is the fit's linearised covariance (the device offset a nuisance parameter), widened to hold where the
+/// likelihood has fallen by the 95% threshold along 16 directions around it (RSSI is logarithmic in distance, so
+/// the likelihood usually falls more slowly than its quadratic), taking in another local fit within that
+/// threshold, and scaled by how much larger the residuals run than the path-loss σ says, as the locator learns over
+/// its scans. Measured in simulation (`indoorlab coverage`), it holds the truth in about 94% of fixes when the radio
+/// model is right and 82–91% under field impairments (unknown phones, beacon spread, outliers and, above all, the
+/// walker's body shadowing the beacons behind): optimistic there.
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = OffsetFreeFit.statedConfidence

@@ -54,6 +54,8 @@ package final class FixProblem {
     /// computed once per point, not twice; the numbers are the same.
     let bslope: UnsafeMutablePointer<Double>
     let slopePoint: UnsafeMutablePointer<Double>
+    /// Where each of the likelihood-ratio region's rays ends, relative to the fix (``regionRays`` points).
+    private let rayEnds = UnsafeMutablePointer<Point>.allocate(capacity: FixProblem.regionRays)
     package private(set) var rssiCount = 0
     // Measured ranges (UWB, Channel Sounding, Wi-Fi RTT): beacon position, height offset, distance, 1/σ.
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
@@ -96,6 +98,7 @@ package final class FixProblem {
         mx = slice(8); my = slice(9); mdz = slice(10); mdistance = slice(11); mweight = slice(12)
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
         bslope = slice(18); slopePoint = slice(19)
+        rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
         self.capacity = 3 * termCapacity + 8
         f = .allocate(capacity: self.capacity)
         J = .allocate(capacity: self.capacity * 3)
@@ -114,6 +117,7 @@ package final class FixProblem {
 
     deinit {
         bx.deallocate()   // the block all term buffers live in
+        rayEnds.deallocate()
         f.deallocate()
         J.deallocate()
     }
@@ -243,50 +247,79 @@ package final class FixProblem {
     ///
     /// The linearised covariance C = (JᵀJ)⁻¹ describes the likelihood near the fix; RSSI is logarithmic in
     /// distance, so away from it the likelihood often falls more slowly (toward the far side of a beacon, out of
-    /// the beacons' hull), and the linear ellipse misses the truth more often than it says. Along each principal
-    /// axis of C, both ways, this walks out to where −2 log-likelihood (δ profiled out) has risen by
-    /// `threshold` — the likelihood-ratio interval — and keeps the larger of that and the linear half-length
-    /// √(threshold)·σ_axis. The result is the covariance whose `threshold` ellipse has those half-lengths.
-    /// Residuals only (δ profiled by one exact Gauss–Newton step: the model is linear in δ up to truncation).
+    /// the beacons' hull, near the venue's edge), and the linear ellipse misses the truth more often than it says.
+    /// The likelihood-ratio region — where −2 log-likelihood (δ profiled out) is within `threshold` of the fix's —
+    /// is what holds the truth as often as the threshold says. This walks out along ``regionRays`` rays, evenly
+    /// spaced around C's ellipse (its principal axes and the directions between them), each to where the cost has
+    /// risen by `threshold` or to C's own boundary if that is farther, and returns the ellipse through those
+    /// points (their second moment, which is C when every ray stops at C's boundary), grown until it holds every
+    /// one of them and C's ellipse too. Residuals only (δ profiled by one exact Gauss–Newton step: the model is
+    /// linear in δ up to truncation).
+    ///
     /// The walk stops at the edge of `bounds` (where the phone can be): with δ unknown, far outside the venue —
-    /// every beacon about equally distant — can fit nearly as well as the fix.
+    /// every beacon about equally distant — can fit nearly as well as the fix. A fix outside `bounds` is reported
+    /// clamped onto the edge, so the region is centred there, against the cost at that point.
     package func likelihoodRegion(_ s: Solution, covariance c: Covariance2, threshold: Double, within bounds: Rect? = nil) -> Covariance2 {
         let m = model
-        let floor = s.cost
         func cost(_ p: Point) -> Double { m.profiledCost(x: p.x, y: p.y, delta: s.offset) }
+        let center = bounds.map { $0.clamp(s.position) } ?? s.position
+        let floor = center == s.position ? s.cost : cost(center)
         let (l1, l2, u1) = c.principalAxes
+        guard l1 > 0, l2 > 0, l1.isFinite, threshold > 0 else { return c }
         let u2 = Point(-u1.y, u1.x)
         let k = threshold.squareRoot()
-        // The eigenvalue whose threshold ellipse reaches as far along `axis` as the likelihood allows.
-        func widened(_ axis: Point, _ lambda: Double) -> Double {
-            guard lambda > 0 else { return lambda }
-            let linear = k * lambda.squareRoot()
-            var longest = linear
-            for sign in stride(from: 1.0, through: -1.0, by: -2.0) {
-                let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: s.position, along: axis * sign) } ?? .infinity
-                guard edge > linear else { continue }   // the venue ends first: the linear length stands
-                // Double out from the linear half-length until the cost has risen by `threshold` (at most 8×, and
-                // not past the venue's edge), then bisect.
-                var lo = 0.0, hi = linear
-                var found = false
-                for _ in 0..<4 {
-                    if cost(s.position + axis * (sign * hi)) - floor >= threshold { found = true; break }
-                    lo = hi
-                    if hi >= edge { break }
-                    hi = min(2 * hi, edge)
-                }
-                guard found else { longest = max(longest, hi); continue }
-                guard lo > 0 else { continue }   // already steeper than linear at the linear length: keep linear
-                for _ in 0..<4 {
-                    let mid = (lo + hi) / 2
-                    if cost(s.position + axis * (sign * mid)) - floor >= threshold { hi = mid } else { lo = mid }
-                }
-                longest = max(longest, hi)
+        let a1 = k * l1.squareRoot(), a2 = k * l2.squareRoot()
+        // How far along the unit `ray` the region reaches: at least `linear` (C's boundary).
+        func reach(_ ray: Point, linear: Double) -> Double {
+            let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: center, along: ray) } ?? .infinity
+            guard edge > linear else { return linear }   // the venue ends first: the linear length stands
+            // Double out from the linear length until the cost has risen by `threshold` (at most 8×, and not past
+            // the venue's edge), then bisect.
+            var lo = 0.0, hi = linear
+            var found = false
+            for _ in 0..<4 {
+                if cost(center + ray * hi) - floor >= threshold { found = true; break }
+                lo = hi
+                if hi >= edge { break }
+                hi = min(2 * hi, edge)
             }
-            return longest * longest / threshold
+            guard found else { return hi }
+            guard lo > 0 else { return linear }   // already steeper than linear at C's boundary: keep it
+            for _ in 0..<3 {
+                let mid = (lo + hi) / 2
+                if cost(center + ray * mid) - floor >= threshold { hi = mid } else { lo = mid }
+            }
+            return hi
         }
-        return Covariance2(along: widened(u1, l1), across: widened(u2, l2), axis: u1)
+        let n = FixProblem.regionRays
+        let q = rayEnds
+        var sxx = 0.0, sxy = 0.0, syy = 0.0
+        for j in 0..<n {
+            let angle = 2 * Double.pi * Double(j) / Double(n)
+            let v = u1 * (a1 * cos(angle)) + u2 * (a2 * sin(angle))
+            let linear = v.length
+            let ray = v / linear
+            q[j] = ray * reach(ray, linear: linear)
+            sxx += q[j].x * q[j].x; sxy += q[j].x * q[j].y; syy += q[j].y * q[j].y
+        }
+        // Points on C's threshold ellipse at evenly spaced angles have Σ q qᵀ = (n/2)·threshold·C.
+        let norm = 2 / (Double(n) * threshold)
+        var r = Covariance2(xx: sxx * norm, xy: sxy * norm, yy: syy * norm)
+        var grow = 1.0
+        for j in 0..<n { grow = max(grow, (r.mahalanobisSquared(q[j]) ?? .infinity) / threshold) }
+        guard grow.isFinite else { return c }
+        r = Covariance2(xx: r.xx * grow, xy: r.xy * grow, yy: r.yy * grow)
+        // Never less than C: the smallest factor g with g·r − C positive semi-definite is the larger root of
+        // det(C − g·r) = 0.
+        let dr = r.xx * r.yy - r.xy * r.xy, dc = c.xx * c.yy - c.xy * c.xy
+        let b = r.xx * c.yy + r.yy * c.xx - 2 * r.xy * c.xy
+        let g = (b + max(b * b - 4 * dr * dc, 0).squareRoot()) / (2 * dr)
+        if g > 1 { r = Covariance2(xx: r.xx * g, xy: r.xy * g, yy: r.yy * g) }
+        return r
     }
+    /// Rays the likelihood-ratio region is searched along (``likelihoodRegion(_:covariance:threshold:within:)``):
+    /// every 22.5° of the whitened angle around C's ellipse, its principal axes both ways among them.
+    package static let regionRays = 16
 
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {

@@ -34,7 +34,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
                 #expect(abs(try #require(l.deviceOffset).decibels) < 1e-5)
                 // At the exact solution the linearised covariance is the inverse Fisher information (√CRLB, with the
                 // offset a nuisance parameter — Schur complement — unless it is known). The stated region is never
-                // smaller; it is wider only where the likelihood falls off more slowly than its quadratic.
+                // smaller; it is wider only where the likelihood falls off more slowly than its quadratic: it must
+                // hold the likelihood-ratio boundary in 16 directions, and between its axes that boundary bulges
+                // (up to 1.71× √CRLB at these points; 1.25× when only the two axes were searched).
                 let b = 10 * model.exponent / log(10) / model.shadowingSigma, s2 = 1 / (model.shadowingSigma * model.shadowingSigma)
                 var f11 = 0.0, f12 = 0.0, f22 = 0.0, f1d = 0.0, f2d = 0.0, fdd = 0.0
                 for c in placements.map(\.position) {
@@ -47,7 +49,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
                 let crlb = ((f11 + f22) / (f11 * f22 - f12 * f12)).squareRoot()
                 let stated = drms(try #require(l.uncertainty))
                 #expect(stated >= crlb * (1 - 1e-4), "known offset: \(known)")
-                #expect(stated <= crlb * 1.25, "known offset: \(known): \(stated) against √CRLB \(crlb)")
+                #expect(stated <= crlb * 1.8, "known offset: \(known): \(stated) against √CRLB \(crlb)")
             }
         }
     }

@@ -8,12 +8,12 @@ import LabScenarioIO
 
 /// The shipped estimator's stated 95% ellipse (`indoorlab coverage`). Issue 12 asks for 93–97% in every
 /// condition; what it reaches is in README ("Honest uncertainty") and these floors hold it there, on seeds the
-/// floors were not read from (101–102; README's table uses 1–5). Field with correlated shadowing: 85.6% (seeds
-/// 1–5) before walks paused at exhibits, 84.8% after (a pause's windows share one shadowing draw); 83.6% on 101–102.
+/// floors were not read from (101–102: 94.1% / 94.0% ideal, 80.4% / 90.6% field, independent / correlated;
+/// README's table uses 1–5). The ideal floors are the issue's target.
 @Suite struct UncertaintyCoverageTests {
     static let names = ["open-hall", "smart-home", "museum-gallery", "esoc-office", "killian-court"]
 
-    @Test(arguments: [(SimulationCondition.ideal, false, 0.86), (.ideal, true, 0.86), (.field, false, 0.68), (.field, true, 0.82)])
+    @Test(arguments: [(SimulationCondition.ideal, false, 0.93), (.ideal, true, 0.93), (.field, false, 0.78), (.field, true, 0.88)])
     func theStatedEllipseHoldsTheTruthAsOftenAsMeasured(condition: SimulationCondition, correlated: Bool, floor: Double) throws {
         var inside = 0, fixes = 0
         for name in Self.names {
@@ -29,7 +29,7 @@ import LabScenarioIO
         #expect(coverage <= 0.97, "timid: \(coverage)")
     }
 
-    /// The likelihood-ratio widening: the stated region's half-length along each principal axis reaches where
+    /// The likelihood-ratio widening: along each of the region's rays, the stated ellipse reaches where
     /// −2 log-likelihood (δ profiled out by a direct 1-D search, not the implementation's Gauss–Newton step) has
     /// risen by the threshold, or beyond, and it never states less than the linearised covariance.
     @Test func theRegionReachesTheLikelihoodRatioThresholdAndNeverShrinks() throws {
@@ -57,23 +57,53 @@ import LabScenarioIO
             #expect(dyy >= -1e-9 * c.yy, "epoch \(e.index)")
             #expect(determinant >= -tolerance, "epoch \(e.index)")
             if r.xx + r.yy > 1.01 * (c.xx + c.yy) { widened += 1 }
-            // Along the principal axes of c (which r keeps), the boundary of r's threshold ellipse is at or beyond
-            // the LR threshold.
-            let angle: Double = 0.5 * atan2(2 * c.xy, c.xx - c.yy)
-            let axes: [Point] = [Point(cos(angle), sin(angle)), Point(-sin(angle), cos(angle))]
-            for axis in axes {
-                let lambda: Double = axis.x * axis.x * r.xx + 2 * axis.x * axis.y * r.xy + axis.y * axis.y * r.yy
-                for sign in [1.0, -1.0] {
-                    let length: Double = sign * (threshold * lambda).squareRoot()
-                    let p = sol.position + axis * length
-                    let rise: Double = profiledCost(problem, at: p, around: sol.offset) - sol.cost
-                    #expect(rise >= threshold * 0.98, "epoch \(e.index)")
-                    checked += 1
-                }
+            // Along every ray the region searched (evenly spaced around c's ellipse), the boundary of r's threshold
+            // ellipse is at or beyond the LR threshold (or beyond the search's 8× reach).
+            let (l1, l2, u1) = c.principalAxes
+            let u2 = Point(-u1.y, u1.x)
+            for j in 0..<FixProblem.regionRays {
+                let angle = 2 * Double.pi * Double(j) / Double(FixProblem.regionRays)
+                let v = u1 * ((threshold * l1).squareRoot() * cos(angle)) + u2 * ((threshold * l2).squareRoot() * sin(angle))
+                let ray = v / v.length
+                let length = (threshold / (r.mahalanobisSquared(ray) ?? .infinity)).squareRoot()
+                let rise = profiledCost(problem, at: sol.position + ray * length, around: sol.offset) - sol.cost
+                #expect(rise >= threshold * 0.98 || length >= 8 * v.length, "epoch \(e.index) ray \(j)")
+                checked += 1
             }
         }
-        #expect(checked >= 100)
+        #expect(checked >= 500)
         #expect(widened >= 5, "the widening never acted")
+    }
+
+    /// The stated ellipse stands for the likelihood-ratio region: on open-hall's test grid (ideal, one scan each,
+    /// the model exactly true) it holds the truth nearly as often as the region itself does — the share of
+    /// fixes where the truth's profiled cost is within χ²₂(0.95) of the fix's. Measured on seeds 1–3: region
+    /// 93.8%, ellipse 91.3% (with the two principal axes only, as before, 84.7%).
+    @Test func theEllipseHoldsTheTruthNearlyAsOftenAsTheLikelihoodRatioRegion() throws {
+        let s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
+        let venue = Venue(s)
+        let sim = try Simulator(scenario: s)
+        let problem = FixProblem(venue: venue, domain: .rssi, walls: venue.walls, estimatesOffset: true, solver: LevenbergMarquardt())
+        let threshold = Covariance2.chiSquare2(0.95)
+        var fixes = 0, inRegion = 0, inEllipse = 0
+        for seed in UInt64(1)...3 {
+            for e in sim.simulate(points: sim.testPoints(), seed: seed) {
+                let o = Observation(readings: e.readings, headings: [], beaconCount: venue.beaconCount)
+                guard o.beacons.count >= 4 else { continue }
+                problem.reset()
+                problem.addRSSI(o.beacons, venue: venue)
+                guard case .success(let sol) = problem.solve(from: ClosedForm.powerCentroid(venue: venue, beacons: o.beacons)),
+                      let c = sol.covariance else { continue }
+                let r = problem.likelihoodRegion(sol, covariance: c, threshold: threshold, within: venue.bounds)
+                fixes += 1
+                if problem.model.profiledCost(x: e.truth.x, y: e.truth.y, delta: sol.offset) - sol.cost <= threshold { inRegion += 1 }
+                if (r.mahalanobisSquared(e.truth - venue.bounds.clamp(sol.position)) ?? .infinity) <= threshold { inEllipse += 1 }
+            }
+        }
+        #expect(fixes > 400)
+        let region = Double(inRegion) / Double(fixes), ellipse = Double(inEllipse) / Double(fixes)
+        #expect(region > 0.92 && region < 0.97, "the likelihood-ratio region itself: \(region)")
+        #expect(ellipse >= region - 0.04, "ellipse \(ellipse) against the region's \(region)")
     }
 
     /// min over δ of the cost at `p`, by golden-section search over ±30 dB.
