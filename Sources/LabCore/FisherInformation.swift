@@ -95,6 +95,12 @@ public struct Covariance2: Sendable, Hashable, Codable {
     public var yy: Double
     public init(xx: Double, xy: Double, yy: Double) { self.xx = xx; self.xy = xy; self.yy = yy }
 
+    /// True when this is a covariance matrix: finite, variances ≥ 0 and xy² ≤ xx·yy (up to the rounding of nine
+    /// significant digits, as the results file writes them). The results file keeps no other.
+    @inlinable public var isCovarianceMatrix: Bool {
+        xx.isFinite && xy.isFinite && yy.isFinite && xx >= 0 && yy >= 0 && xy * xy <= xx * yy * (1 + 1e-6) + 1e-12
+    }
+
     /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
     @inlinable public var drms: Double { (xx + yy).squareRoot() }
 

@@ -60,10 +60,11 @@ public enum UncertaintyCoverage {
                 if k == 0 || epochs[k - 1].walk != e.walk { est.startDevice() }
                 let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
                 guard case .fix(let fix) = est.locate(o) else { continue }
-                guard let c = fix.covariance, let d2 = c.mahalanobisSquared(fix.position - e.truth) else { without += 1; continue }
+                guard let c = fix.covariance, let d2 = c.mahalanobisSquared(fix.position - e.truth),
+                      let ellipse = c.ellipse(chiSquare: chiSquare) else { without += 1; continue }
                 fixes += 1
                 if d2 <= chiSquare { inside += 1 }
-                axes.append(semiMajor(c)); d2s.append(d2)
+                axes.append(ellipse.semiMajor); d2s.append(d2)
             }
             return [(inside, fixes, without, axes, d2s)]
         } }
@@ -76,5 +77,4 @@ public enum UncertaintyCoverage {
     }
 
     /// The 95% ellipse's semi-major axis, metres.
-    static func semiMajor(_ c: Covariance2) -> Double { (chiSquare * c.principalAxes.major).squareRoot() }
 }

@@ -23,7 +23,7 @@ public enum ResultsFile {
             out += "\(num(r.uncertainty)),\(r.reason ?? ""),\(num(r.error)),\(r.crlb.isFinite ? Format.fixed(r.crlb, 6) : "inf"),"
             out += "\(r.beaconsHeard),\(flag(r.roomHit)),\(flag(r.exhibitHit)),\(r.friezeLooks),\(r.friezeHits),"
             out += "\(r.pcrb.map { $0.isFinite ? Format.fixed($0, 6) : "inf" } ?? ""),"
-            if let c = r.covariance, isCovariance(c) {
+            if let c = r.covariance, c.isCovarianceMatrix {
                 // Nine significant digits: a variance of 1e9 m² keeps its relation to the others.
                 out += String(format: "%.9g,%.9g,%.9g\n", c.xx, c.xy, c.yy)
             } else {
@@ -31,12 +31,6 @@ public enum ResultsFile {
             }
         }
         return out
-    }
-
-    /// True when `c` is a covariance the file keeps: finite, variances ≥ 0 and xy² ≤ xx·yy (up to the rounding of
-    /// nine significant digits). The writer leaves any other empty (as it does a missing one); the reader refuses it.
-    public static func isCovariance(_ c: Covariance2) -> Bool {
-        c.xx.isFinite && c.xy.isFinite && c.yy.isFinite && c.xx >= 0 && c.yy >= 0 && c.xy * c.xy <= c.xx * c.yy * (1 + 1e-6) + 1e-12
     }
 
     /// Reads results CSV text; a malformed row is reported with its line number and column.
@@ -87,12 +81,12 @@ public enum ResultsFile {
                                    exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
                                    friezeHits: try int("frieze_hits")))
             out[out.count - 1].pcrb = pcrb
-            // The stated covariance: all three entries or none, a covariance matrix (``isCovariance(_:)``).
+            // The stated covariance: all three entries or none, a covariance matrix (``Covariance2/isCovarianceMatrix``).
             let names = ["cov_xx", "cov_xy", "cov_yy"]
             let entries = try names.map { name in try c[name].flatMap { try rec.optionalDouble($0) } }
             if let xx = entries[0], let xy = entries[1], let yy = entries[2] {
                 if xx < 0 || yy < 0 { throw rec.error(c[xx < 0 ? "cov_xx" : "cov_yy"]!, "expected a variance ≥ 0, found \(xx < 0 ? xx : yy)") }
-                if !isCovariance(Covariance2(xx: xx, xy: xy, yy: yy)) {
+                if !Covariance2(xx: xx, xy: xy, yy: yy).isCovarianceMatrix {
                     throw rec.error(c["cov_xy"]!, "not a covariance: cov_xy² (\(xy * xy)) exceeds cov_xx·cov_yy (\(xx * yy))")
                 }
                 out[out.count - 1].covariance = Covariance2(xx: xx, xy: xy, yy: yy)
