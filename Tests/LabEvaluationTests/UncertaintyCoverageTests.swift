@@ -42,12 +42,7 @@ import LabScenarioIO
         let threshold = 5.991
         var widened = 0, checked = 0
         for e in epochs {
-            let o = Observation(readings: e.readings, headings: [], beaconCount: venue.beaconCount)
-            guard o.beacons.count >= 4 else { continue }
-            problem.reset()
-            problem.addRSSI(o.beacons, venue: venue)
-            guard case .success(let sol) = problem.solve(from: ClosedForm.powerCentroid(venue: venue, beacons: o.beacons)),
-                  let c = sol.covariance else { continue }
+            guard let (sol, c) = scanFit(problem, e, venue: venue) else { continue }
             let r = problem.likelihoodRegion(sol, covariance: c, threshold: threshold)
             // r − c is positive semi-definite.
             let dxx: Double = r.xx - c.xx, dxy: Double = r.xy - c.xy, dyy: Double = r.yy - c.yy
@@ -88,12 +83,7 @@ import LabScenarioIO
         var fixes = 0, inRegion = 0, inEllipse = 0
         for seed in UInt64(1)...3 {
             for e in sim.simulate(points: sim.testPoints(), seed: seed) {
-                let o = Observation(readings: e.readings, headings: [], beaconCount: venue.beaconCount)
-                guard o.beacons.count >= 4 else { continue }
-                problem.reset()
-                problem.addRSSI(o.beacons, venue: venue)
-                guard case .success(let sol) = problem.solve(from: ClosedForm.powerCentroid(venue: venue, beacons: o.beacons)),
-                      let c = sol.covariance else { continue }
+                guard let (sol, c) = scanFit(problem, e, venue: venue) else { continue }
                 let r = problem.likelihoodRegion(sol, covariance: c, threshold: threshold, within: venue.bounds)
                 fixes += 1
                 if problem.model.profiledCost(x: e.truth.x, y: e.truth.y, delta: sol.offset) - sol.cost <= threshold { inRegion += 1 }
@@ -104,6 +94,18 @@ import LabScenarioIO
         let region = Double(inRegion) / Double(fixes), ellipse = Double(inEllipse) / Double(fixes)
         #expect(region > 0.92 && region < 0.97, "the likelihood-ratio region itself: \(region)")
         #expect(ellipse >= region - 0.04, "ellipse \(ellipse) against the region's \(region)")
+    }
+
+    /// The scan's own offset-free fit (no learning) and its linearised covariance; nil under four beacons or when
+    /// the fit fails.
+    func scanFit(_ problem: FixProblem, _ e: Epoch, venue: Venue) -> (FixProblem.Solution, Covariance2)? {
+        let o = Observation(readings: e.readings, headings: [], beaconCount: venue.beaconCount)
+        guard o.beacons.count >= 4 else { return nil }
+        problem.reset()
+        problem.addRSSI(o.beacons, venue: venue)
+        guard case .success(let sol) = problem.solve(from: ClosedForm.powerCentroid(venue: venue, beacons: o.beacons)),
+              let c = sol.covariance else { return nil }
+        return (sol, c)
     }
 
     /// min over δ of the cost at `p`, by golden-section search over ±30 dB.
