@@ -55,6 +55,8 @@ install-files:
 # Fuzzing (docs/fuzzing.md): the readers under libFuzzer with AddressSanitizer, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60
 fuzz-build: deps
+	@# The harnesses are recompiled every time: SwiftPM does not when the lab's types change (docs/fuzzing.md).
+	rm -rf Fuzz/.build/*/release/FuzzSupport.build Fuzz/.build/*/release/fuzz_*.build
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build

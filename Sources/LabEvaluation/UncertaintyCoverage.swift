@@ -75,6 +75,4 @@ public enum UncertaintyCoverage {
                            medianSemiMajor: SortedSample(all.flatMap(\.axes)).quantile(0.5),
                            neededScale: SortedSample(all.flatMap(\.d2)).quantile(level) / chiSquare)
     }
-
-    /// The 95% ellipse's semi-major axis, metres.
 }

@@ -265,7 +265,7 @@ package final class FixProblem {
         let center = bounds.map { $0.clamp(s.position) } ?? s.position
         let floor = center == s.position ? s.cost : cost(center)
         let (l1, l2, u1) = c.principalAxes
-        guard l1 > 0, l2 > 0, l1.isFinite, threshold > 0 else { return c }
+        guard l1 > 0, l2 > 0, l1.isFinite, threshold > 0, threshold.isFinite else { return c }
         let u2 = Point(-u1.y, u1.x)
         let k = threshold.squareRoot()
         let a1 = k * l1.squareRoot(), a2 = k * l2.squareRoot()
@@ -273,8 +273,8 @@ package final class FixProblem {
         func reach(_ ray: Point, linear: Double) -> Double {
             let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: center, along: ray) } ?? .infinity
             guard edge > linear else { return linear }   // the venue ends first: the linear length stands
-            // Double out from the linear length until the cost has risen by `threshold` (at most 8×, and not past
-            // the venue's edge), then bisect.
+            // Double out from the linear length until the cost has risen by `threshold` (checked up to 8×; a ray
+            // still below it there is stated at 16×), not past the venue's edge, then bisect.
             var lo = 0.0, hi = linear
             var found = false
             for _ in 0..<4 {
@@ -309,8 +309,8 @@ package final class FixProblem {
         for j in 0..<n { grow = max(grow, (r.mahalanobisSquared(q[j]) ?? .infinity) / threshold) }
         guard grow.isFinite else { return c }
         r = Covariance2(xx: r.xx * grow, xy: r.xy * grow, yy: r.yy * grow)
-        // Never less than C: the smallest factor g with g·r − C positive semi-definite is the larger root of
-        // det(C − g·r) = 0.
+        // Never less than C (every ray reaches C's boundary, so r ⪰ C already up to rounding; this is the guard):
+        // the smallest factor g with g·r − C positive semi-definite is the larger root of det(C − g·r) = 0.
         let dr = r.xx * r.yy - r.xy * r.xy, dc = c.xx * c.yy - c.xy * c.xy
         let b = r.xx * c.yy + r.yy * c.xx - 2 * r.xy * c.xy
         let g = (b + max(b * b - 4 * dr * dc, 0).squareRoot()) / (2 * dr)

@@ -213,7 +213,7 @@ package final class OffsetFreeFit {
     package static let scaleMemory = 0.98
 
     /// The covariance a fix states: the linearised one widened to the likelihood-ratio region
-    /// (``FixProblem/likelihoodRegion(_:covariance:threshold:)``) at the 95% level scaled by ``residualScale``;
+    /// (``FixProblem/likelihoodRegion(_:covariance:threshold:within:)``) at the 95% level scaled by ``residualScale``;
     /// then this scan's cost joins the learned scale.
     private func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2) -> Covariance2 {
         let scale = residualScale
@@ -227,8 +227,9 @@ package final class OffsetFreeFit {
         var c = Covariance2(xx: region.xx * scale, xy: region.xy * scale, yy: region.yy * scale)
         // Another minimum the data cannot rule out (within the threshold of this one's cost, e.g. the other side
         // of a wall) joins the region: C + v vᵀ/χ² holds the point at v inside its ellipse (Sherman–Morrison).
+        let reported = venue.bounds.clamp(s.position)
         for r in rivals where r.cost - s.cost < threshold {
-            let v = r.position - s.position
+            let v = venue.bounds.clamp(r.position) - reported
             c = Covariance2(xx: c.xx + v.x * v.x / OffsetFreeFit.chiSquare95, xy: c.xy + v.x * v.y / OffsetFreeFit.chiSquare95,
                             yy: c.yy + v.y * v.y / OffsetFreeFit.chiSquare95)
         }
