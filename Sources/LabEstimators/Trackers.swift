@@ -25,13 +25,7 @@ public final class KalmanSmootherEstimator: PositionEstimator {
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
     public func startDevice() { tracker.startDevice() }
     public func startTrack() { tracker.startTrack() }
-    public func locate(track observations: [Observation]) -> [EstimateOutcome] {
-        tracker.history = []
-        tracker.history!.reserveCapacity(observations.count)
-        defer { tracker.history = nil }
-        for o in observations { _ = tracker.step(o) }
-        return KalmanTracker.smooth(tracker.history!, bounds: tracker.venue.bounds)
-    }
+    public func locate(track observations: [Observation]) -> [EstimateOutcome] { tracker.smoothTrack(observations) }
 }
 
 extension EstimatorKind {
@@ -66,13 +60,7 @@ public final class ParticleSmootherEstimator: PositionEstimator {
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
     public func startDevice() { tracker.startDevice() }
     public func startTrack() { tracker.startTrack() }
-    public func locate(track observations: [Observation]) -> [EstimateOutcome] {
-        tracker.history = []
-        tracker.history!.reserveCapacity(observations.count)
-        defer { tracker.history = nil }
-        let filtered = observations.map { tracker.step($0) }
-        return tracker.smoothed(filtered, lag: Self.lag)
-    }
+    public func locate(track observations: [Observation]) -> [EstimateOutcome] { tracker.smoothTrack(observations, lag: Self.lag) }
 }
 
 extension EstimatorKind {

@@ -295,8 +295,8 @@ package final class FixProblem {
         let q = rayEnds
         var sxx = 0.0, sxy = 0.0, syy = 0.0
         for j in 0..<n {
-            let angle = 2 * Double.pi * Double(j) / Double(n)
-            let v = u1 * (a1 * cos(angle)) + u2 * (a2 * sin(angle))
+            let (cosine, sine) = FixProblem.rayAngles[j]
+            let v = u1 * (a1 * cosine) + u2 * (a2 * sine)
             let linear = v.length
             let ray = v / linear
             q[j] = ray * reach(ray, linear: linear)
@@ -320,6 +320,11 @@ package final class FixProblem {
     /// Rays the likelihood-ratio region is searched along (``likelihoodRegion(_:covariance:threshold:within:)``):
     /// every 22.5° of the whitened angle around C's ellipse, its principal axes both ways among them.
     package static let regionRays = 16
+    /// cos and sin of each ray's whitened angle, 2πj / ``regionRays``: computed once, not per fix.
+    static let rayAngles: [(Double, Double)] = (0..<regionRays).map { j in
+        let angle = 2 * Double.pi * Double(j) / Double(regionRays)
+        return (cos(angle), sin(angle))
+    }
 
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {

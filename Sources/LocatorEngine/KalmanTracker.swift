@@ -58,8 +58,8 @@ package final class KalmanTracker {
     package private(set) var isTracking = false
     /// δ as the phone's previous tracks left it (mean, variance): a new track of the same phone starts from it.
     private var device: (mean: Double, variance: Double)?
-    /// When set, every step is appended (for the smoother).
-    package var history: [Step]?
+    /// When set, every step is appended (for the smoother, ``smoothTrack(_:)``).
+    private var history: [Step]?
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings()) {
         self.venue = venue
@@ -199,6 +199,15 @@ package final class KalmanTracker {
                              filtered: tracked ? s : [], filteredCovariance: tracked ? P : [],
                              dt: dt, continues: continues && tracked, fix: outcome.fix, reason: reason))
         return outcome
+    }
+
+    /// A whole track for offline replay: the filter over `observations`, then ``smooth(_:bounds:)`` over its steps.
+    package func smoothTrack(_ observations: [Observation]) -> [EstimateOutcome] {
+        history = []
+        history!.reserveCapacity(observations.count)
+        defer { history = nil }
+        for o in observations { _ = step(o) }
+        return KalmanTracker.smooth(history!, bounds: venue.bounds)
     }
 
     /// Rauch–Tung–Striebel smoothing of a run of steps (offline, where the future is known): backwards over each

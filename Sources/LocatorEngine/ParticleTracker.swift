@@ -57,10 +57,8 @@ package final class ParticleTracker {
     /// The position this track last reported: the next report is kept in sight of it (no wall between).
     private var reported: Point?
     /// When set, every step appends what an offline smoother needs (``Snapshot``; nil for a step without a fix):
-    /// see ``smoothed(_:lag:)``.
-    package var history: [Snapshot?]?
-    /// Set by ``start(_:dt:)``: this step's particles were drawn afresh (no lineage to the step before).
-    private var drawnAfresh = false
+    /// see ``smoothTrack(_:lag:)``.
+    private var history: [Snapshot?]?
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
@@ -122,7 +120,7 @@ package final class ParticleTracker {
             if !o.beacons.isEmpty { weigh(o) }
             if !normalise() { endTrack() }
         }
-        drawnAfresh = false
+        let fresh = !isTracking   // drawn afresh below: no lineage to the step before
         if !isTracking {
             if let reason = start(o, dt: dt) { history?.append(nil); return .noFix(reason) }
         }
@@ -131,7 +129,7 @@ package final class ParticleTracker {
         let recorded = history != nil
         if recorded {
             // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
-            history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: drawnAfresh, hadReport: hadReport))
+            history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: fresh, hadReport: hadReport))
         }
         if resampleIfNeeded(), recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
         return outcome
@@ -149,6 +147,16 @@ package final class ParticleTracker {
         let hadReport: Bool
     }
 
+    /// A whole track for offline replay: the filter over `observations`, recording each step, then
+    /// ``smoothed(_:lag:)`` over what it recorded.
+    package func smoothTrack(_ observations: [Observation], lag: Int) -> [EstimateOutcome] {
+        history = []
+        history!.reserveCapacity(observations.count)
+        defer { history = nil }
+        let filtered = observations.map { step($0) }
+        return smoothed(filtered, lag: lag)
+    }
+
     /// Fixed-lag smoothing of the recorded ``history`` (offline, where the future is known), given the steps'
     /// `outcomes` (one per recorded step, as ``step(_:)`` returned them): each step's report is made from its own
     /// particles, each weighed by the weight its descendants carry `lag` steps later (or at the track's last
@@ -160,7 +168,7 @@ package final class ParticleTracker {
     /// lineages. Steps without a fix stay without one, and a track's last step keeps the filter's fix.
     ///
     /// Memory: the history holds six numbers per particle per step (48 KB per scan with 1,000 particles).
-    package func smoothed(_ outcomes: [EstimateOutcome], lag: Int) -> [EstimateOutcome] {
+    private func smoothed(_ outcomes: [EstimateOutcome], lag: Int) -> [EstimateOutcome] {
         guard let history, history.count == outcomes.count else { return outcomes }
         var out = outcomes
         var weights = [Double](repeating: 0, count: n), line = [Int](repeating: 0, count: n)
@@ -183,7 +191,7 @@ package final class ParticleTracker {
                 guard let parents = history[v]?.parents else { continue }
                 for i in 0..<n { line[i] = Int(parents[line[i]]) }
             }
-            guard let future = history[last]?.particles else { continue }
+            guard let future = history[last]?.particles else { previous = f.position; continue }
             var total = 0.0
             for i in 0..<n { weights[line[i]] += future[5 * n + i]; total += future[5 * n + i] }
             guard total > 0 else { previous = f.position; continue }
@@ -226,7 +234,6 @@ package final class ParticleTracker {
         }
         isTracking = true
         biasDrawn = false
-        drawnAfresh = true
         return nil
     }
 
@@ -347,7 +354,7 @@ package final class ParticleTracker {
     /// covariance grows by the shift (the mean squared error about the reported point). When the particles in
     /// sight carry less than ``inSightShare`` of the weight (or none is in sight), the mean stands.
     private func estimate(_ o: Observation) -> EstimateOutcome {
-        let summary = report(Cloud(x: px, y: py, vx: pvx, vy: pvy, d: pd, w: pw), previous: reported)   // normalised: the weights sum to 1
+        let summary = report(Cloud(px, n: n, weights: pw), previous: reported)   // normalised: the weights sum to 1
         let p = summary.position, c = summary.covariance
         reported = p
         let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
@@ -358,13 +365,9 @@ package final class ParticleTracker {
     /// A cloud of `n` weighted particles: the filter's own, or a recorded step's with smoothed weights.
     struct Cloud {
         let x, y, vx, vy, d, w: UnsafePointer<Double>
-        init(x: UnsafePointer<Double>, y: UnsafePointer<Double>, vx: UnsafePointer<Double>, vy: UnsafePointer<Double>,
-             d: UnsafePointer<Double>, w: UnsafePointer<Double>) {
-            self.x = x; self.y = y; self.vx = vx; self.vy = vy; self.d = d; self.w = w
-        }
         /// The particles laid out as the filter keeps them (x, y, vx, vy, δ, `n` each), with their own `weights`.
         init(_ block: UnsafePointer<Double>, n: Int, weights: UnsafePointer<Double>) {
-            self.init(x: block, y: block + n, vx: block + 2 * n, vy: block + 3 * n, d: block + 4 * n, w: weights)
+            x = block; y = block + n; vx = block + 2 * n; vy = block + 3 * n; d = block + 4 * n; w = weights
         }
     }
 
