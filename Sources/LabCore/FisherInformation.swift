@@ -179,6 +179,22 @@ public struct OffsetFisherInformation: Sendable, Hashable {
 
 /// Per-reading Fisher information of location families of RSSI noise.
 public enum NoiseInformation {
+    /// The readings a beacon's `readings` independent readings, each carrying `perReading` information about their
+    /// mean, are worth when the beacon's own level also differs from the model by a random ΔP0 ~ N(0, `spread`²)
+    /// (the field's beacon spread) that the estimator does not know:
+    ///
+    ///     k' = k / (1 + k · J · σ_b²),   so that   k' · J = 1 / (1/(k·J) + σ_b²)
+    ///
+    /// For Gaussian readings this is exact: the mean of k readings is N(m, 1/(kJ) + σ_b²). For heavier tails it is
+    /// an upper bound on the information (Stam's inequality, J(X + Y)⁻¹ ≥ J(X)⁻¹ + J(Y)⁻¹, in the form for a
+    /// location seen through a noisy channel: R. Zamir, "A proof of the Fisher information inequality via a data
+    /// processing argument", IEEE Trans. IT 44(3), 1998), so a bound built on it stays a bound. However many
+    /// readings arrive, a beacon is then worth at most 1/(J·σ_b²) of them. `spread` ≤ 0 leaves `readings` as is.
+    @inlinable public static func effectiveReadings(_ readings: Double, perReading j: Double, spread: Double) -> Double {
+        guard spread > 0, readings > 0 else { return readings }
+        return readings / (1 + readings * j * spread * spread)
+    }
+
     /// J = ∫ (f′/f)² f for the contaminated normal f = (1 − ε)·N(0, σ²) + ε·N(0, σ² + s²) (outliers at rate ε with
     /// extra scale s), by Simpson's rule over ±12 standard deviations of the wider part. J = 1/σ² when ε = 0
     /// or s = 0; it falls toward (1 − ε)/σ² as the outliers grow wide. σ is floored at

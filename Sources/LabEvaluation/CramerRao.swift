@@ -11,18 +11,24 @@ import LabStore
 /// unknown, a nuisance parameter estimated with the position (``OffsetFisherInformation``: the field
 /// condition, where no estimator knows the phone). `perReadingInformation` is the information one reading
 /// carries about its mean: 1/σ² for Gaussian shadowing, less for heavy-tailed noise
-/// (``NoiseInformation/contaminatedNormal(sigma:outlierRate:outlierScale:)``).
+/// (``NoiseInformation/contaminatedNormal(sigma:outlierRate:outlierScale:)``). `beaconSpread` is the σ of each
+/// beacon's true P0 around the configured one, which no estimator is told: a beacon's k readings then count as
+/// ``NoiseInformation/effectiveReadings(_:perReading:spread:)``, so many readings of one beacon cannot beat
+/// its own bias.
 public struct CramerRaoBound: Sendable {
     public enum Offset: String, Sendable { case known, unknown }
 
     public let venue: Venue
     public let offset: Offset
     public let perReadingInformation: Double
+    /// σ of the beacons' P0 around their configured values, dB (0: the configured P0 is the truth).
+    public let beaconSpread: Double
     let scale: Double
 
-    public init(venue: Venue, offset: Offset = .known, perReadingInformation: Double? = nil) {
+    public init(venue: Venue, offset: Offset = .known, perReadingInformation: Double? = nil, beaconSpread: Double = 0) {
         self.venue = venue
         self.offset = offset
+        self.beaconSpread = max(beaconSpread, 0)
         let sigma = max(venue.radio.sigma, FisherInformation.minimumSigmaDB)
         self.perReadingInformation = perReadingInformation ?? 1 / (sigma * sigma)
         let a = 10 * venue.radio.exponent / log(10)
@@ -30,16 +36,23 @@ public struct CramerRaoBound: Sendable {
         scale = perReadingInformation.map { a * a * $0 } ?? FisherInformation.rssiScale(exponent: venue.radio.exponent, sigma: venue.radio.sigma)
     }
 
-    /// The bound a condition is judged against: known offset and Gaussian noise when ideal; unknown offset and
-    /// the contaminated normal's information in the field.
+    /// The bound a scan is judged against: known offset and Gaussian noise when ideal; in the field, unknown
+    /// offset, the contaminated normal's information per reading and the beacon spread. Body shadowing is left
+    /// out: it is a step in the bearing (no derivative), so the bound is the one of an estimator told the
+    /// walker's heading, which stays a bound for one that is not.
     public static func judging(_ condition: SimulationCondition, venue: Venue, impairments: FieldImpairments) -> CramerRaoBound {
         switch condition {
         case .ideal: return CramerRaoBound(venue: venue)
         case .field:
             let j = NoiseInformation.contaminatedNormal(sigma: venue.radio.sigma, outlierRate: impairments.outlierRate,
                                                         outlierScale: impairments.outlierScale)
-            return CramerRaoBound(venue: venue, offset: .unknown, perReadingInformation: j)
+            return CramerRaoBound(venue: venue, offset: .unknown, perReadingInformation: j, beaconSpread: impairments.beaconP0Sigma)
         }
+    }
+
+    /// This bound without the beacon spread: the bound of an estimator told each beacon's true P0.
+    public var withoutBeaconSpread: CramerRaoBound {
+        CramerRaoBound(venue: venue, offset: offset, perReadingInformation: perReadingInformation)
     }
 
     /// The information about the position at `p` from the given beacons (index, independent readings) and
@@ -51,7 +64,7 @@ public struct CramerRaoBound: Sendable {
         case .known:
             for (i, k) in beacons where k > 0 {
                 let c = venue.beaconPositions[i]
-                f += .rssi(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k, scale: scale)
+                f += .rssi(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: effectiveReadings(k), scale: scale)
             }
         case .unknown:
             f = offsetInformation(at: p, beacons: beacons).positionWithUnknownOffset
@@ -70,10 +83,15 @@ public struct CramerRaoBound: Sendable {
         var g = OffsetFisherInformation()
         for (i, k) in beacons where k > 0 {
             let c = venue.beaconPositions[i]
-            g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: k,
+            g.addRSSI(dx: p.x - c.x, dy: p.y - c.y, dz: venue.beaconHeightOffset[i], readings: effectiveReadings(k),
                       exponent: venue.radio.exponent, perReading: perReadingInformation)
         }
         return g
+    }
+
+    /// What `k` independent readings of one beacon are worth under this bound's beacon spread.
+    func effectiveReadings(_ k: Double) -> Double {
+        NoiseInformation.effectiveReadings(k, perReading: perReadingInformation, spread: beaconSpread)
     }
 
     /// trace(F⁻¹) in m² at `p` for the given beacons (index, reading count) and bearing landmarks
@@ -113,6 +131,6 @@ public enum BoundMapper {
         }
         return BoundMap(scenario: condition.label(s.name), bounds: b, nx: nx, ny: ny, values: values,
                         readingsPerBeacon: s.radio.advertisementsPerWindow,
-                        model: modelText + (condition == .ideal ? "" : "; phone offset unknown, outlier noise"))
+                        model: modelText + (condition == .ideal ? "" : "; phone offset unknown, outlier noise, beacon spread"))
     }
 }

@@ -29,10 +29,13 @@ public struct PosteriorBound: Sendable {
     /// device-offset spread, ``FieldImpairments/realistic``).
     public static let defaultOffsetSigma = FieldImpairments.realistic.deviceOffsetSigma
 
+    /// - Parameter bound: the readings' information per scan. Its beacon spread is dropped: each beacon's ΔP0 stays
+    ///   the same over a whole walk, so it is not new noise at each scan. Without it this is the bound of a
+    ///   tracker told every beacon's true P0, which stays a bound for trackers that are not.
     /// - Parameter offsetSigma: σ of δ before the first scan when `bound` does not know the offset, dB (default
     ///   ``defaultOffsetSigma``); with the offset known, δ is known.
     public init(bound: CramerRaoBound, offsetSigma: Double? = nil, motion: MotionModel = MotionModel()) {
-        self.bound = bound; self.motion = motion
+        self.bound = bound.withoutBeaconSpread; self.motion = motion
         self.offsetSigma = bound.offset == .unknown ? max(offsetSigma ?? PosteriorBound.defaultOffsetSigma, 0.1) : nil
     }
 

@@ -62,6 +62,20 @@ import Testing
         #expect(abs(c.drms - 2.0.squareRoot()) < 1e-12)
     }
 
+    @Test func aBeaconsOwnSpreadCapsWhatItsReadingsAreWorth() {
+        // σ = 4 dB per reading (J = 1/16), beacon spread σ_b = 2 dB: k readings give the mean with variance
+        // 16/k + 4, so they are worth k' = 16 / (16/k + 4) readings, never more than 4.
+        let j = 1.0 / 16
+        for k in [1.0, 4, 10, 100, 1e6] {
+            let kEff = NoiseInformation.effectiveReadings(k, perReading: j, spread: 2)
+            #expect(abs(kEff * j - 1 / (16 / k + 4)) < 1e-12 * kEff)
+            #expect(kEff < min(k, 4))
+        }
+        #expect(abs(NoiseInformation.effectiveReadings(1e12, perReading: j, spread: 2) - 4) < 1e-6)
+        #expect(NoiseInformation.effectiveReadings(10, perReading: j, spread: 0) == 10, "no spread: the readings as they are")
+        #expect(NoiseInformation.effectiveReadings(0, perReading: j, spread: 2) == 0)
+    }
+
     @Test func expectedReadingsCountLossSensitivityAndCorrelation() {
         var r = RadioModel(sigma: 4, sensitivity: -100, advertisingInterval: 0.1, scanWindow: 1, packetLoss: 0.2)
         #expect(abs(r.expectedIndependentReadings(meanRSSI: -40) - 10 * 0.8) < 1e-9, "heard for sure: k·(1 − loss)")

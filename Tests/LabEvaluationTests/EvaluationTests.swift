@@ -52,6 +52,27 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(crlb.bound(at: Point(a, 0), beacons: [(0, 1), (3, 1)]) == .infinity)
     }
 
+    @Test func theFieldBoundCountsTheBeaconSpreadAndTheTrackerBoundDoesNot() {
+        // Four beacons on a square around p, offset known: with spread σ_b each beacon's k readings count as
+        // k' = k / (1 + k·σ_b²/σ²), so the closed form 2a²/(b·k') holds with k' for k.
+        let a = 5.0, sigma = 6.0, k = 10.0
+        let radio = RadioModel(exponent: 2.5, sigma: sigma)
+        let venue = Venue(name: "sq", bounds: Rect(minX: -10, minY: -10, maxX: 10, maxY: 10), radio: radio,
+                          beaconIDs: ["1", "2", "3", "4"], beaconPositions: [Point(a, a), Point(-a, a), Point(-a, -a), Point(a, -a)],
+                          beaconP0: [-59, -59, -59, -59], beaconHeightOffset: [0, 0, 0, 0])
+        let b = pow(10 * 2.5 / (sigma * log(10)), 2)
+        let spread = CramerRaoBound(venue: venue, beaconSpread: 2)
+        let kEff = k / (1 + k * 4 / (sigma * sigma))
+        #expect(abs(spread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }) - 2 * a * a / (b * kEff)) < 1e-9)
+        #expect(spread.withoutBeaconSpread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }) < spread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }))
+        // The field's judging bound carries the scenario's spread; a walk's posterior bound drops it (each beacon's
+        // ΔP0 is the same all walk long, not new noise each scan).
+        let field = CramerRaoBound.judging(.field, venue: venue, impairments: .realistic)
+        #expect(field.beaconSpread == FieldImpairments.realistic.beaconP0Sigma && field.offset == .unknown)
+        #expect(PosteriorBound.judging(.field, venue: venue, impairments: .realistic).bound.beaconSpread == 0)
+        #expect(CramerRaoBound.judging(.ideal, venue: venue, impairments: .realistic).beaconSpread == 0)
+    }
+
     @Test func bearingsAddInformation() {
         let venue = Venue(name: "b", bounds: Rect(minX: -10, minY: -10, maxX: 10, maxY: 10), radio: RadioModel(),
                           beaconIDs: ["1", "2", "3"], beaconPositions: [Point(5, 0), Point(-5, 0), Point(0, 5)],
