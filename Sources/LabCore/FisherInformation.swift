@@ -179,17 +179,19 @@ public struct OffsetFisherInformation: Sendable, Hashable {
 
 /// Per-reading Fisher information of location families of RSSI noise.
 public enum NoiseInformation {
-    /// The readings a beacon's `readings` independent readings, each carrying `perReading` information about their
-    /// mean, are worth when the beacon's own level also differs from the model by a random ΔP0 ~ N(0, `spread`²)
-    /// (the field's beacon spread) that the estimator does not know:
+    /// The number of readings that `readings` independent readings of one beacon, each carrying `perReading`
+    /// information J about their mean, are worth when the beacon's own level also differs from the model by a
+    /// Gaussian ΔP0 ~ N(0, `spread`²) (the field's beacon spread) that the estimator does not know:
     ///
     ///     k' = k / (1 + k · J · σ_b²),   so that   k' · J = 1 / (1/(k·J) + σ_b²)
     ///
-    /// For Gaussian readings this is exact: the mean of k readings is N(m, 1/(kJ) + σ_b²). For heavier tails it is
-    /// an upper bound on the information (Stam's inequality, J(X + Y)⁻¹ ≥ J(X)⁻¹ + J(Y)⁻¹, in the form for a
-    /// location seen through a noisy channel: R. Zamir, "A proof of the Fisher information inequality via a data
-    /// processing argument", IEEE Trans. IT 44(3), 1998), so a bound built on it stays a bound. However many
-    /// readings arrive, a beacon is then worth at most 1/(J·σ_b²) of them. `spread` ≤ 0 leaves `readings` as is.
+    /// For Gaussian readings this is exact: the readings' covariance is σ²I + σ_b²·11ᵀ, whose information about
+    /// their common mean is 1/(σ²/k + σ_b²). For heavier-tailed readings it over-counts the information (Stam's
+    /// inequality J(X + Y)⁻¹ ≥ J(X)⁻¹ + J(Y)⁻¹, in its data-processing form: R. Zamir, "A proof of the Fisher
+    /// information inequality via a data processing argument", IEEE Trans. IT 44(3), 1998), so a bound built on it
+    /// stays a lower bound. The spread must be Gaussian for that (any other spread of that σ carries more
+    /// information than 1/σ_b²). However many readings arrive, a beacon is worth at most 1/(J·σ_b²) of them.
+    /// `spread` ≤ 0 leaves `readings` as is.
     @inlinable public static func effectiveReadings(_ readings: Double, perReading j: Double, spread: Double) -> Double {
         guard spread > 0, readings > 0 else { return readings }
         return readings / (1 + readings * j * spread * spread)

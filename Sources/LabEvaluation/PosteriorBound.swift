@@ -18,7 +18,13 @@ import LabStore
 /// height²/12), the speed N(0, ``MotionModel/startSpeedSigma``²), and δ known (ideal condition) or N(0, σ_δ²) with σ_δ the
 /// device-offset spread (field). When the phone reports steps, the walker moves by them instead of by constant
 /// velocity (the step model's noise as Q). Efficiency = RMSE / √(mean PCRB).
+///
+/// The beacon spread is left out. Each beacon's ΔP0 is the same all walk long, so counting it as fresh noise at
+/// every scan would not give a bound (the errors it causes are correlated across scans). Without it this is the
+/// bound of a tracker told every beacon's true P0: valid for trackers that are not, but looser. The tight form
+/// would carry each beacon's ΔP0 in the state as a static entry with prior σ_b².
 public struct PosteriorBound: Sendable {
+    /// The per-scan information this bound accumulates: the given bound without its beacon spread.
     public let bound: CramerRaoBound
     /// The trackers' motion model, which the bound is for.
     public let motion: MotionModel
@@ -29,9 +35,8 @@ public struct PosteriorBound: Sendable {
     /// device-offset spread, ``FieldImpairments/realistic``).
     public static let defaultOffsetSigma = FieldImpairments.realistic.deviceOffsetSigma
 
-    /// - Parameter bound: the readings' information per scan. Its beacon spread is dropped: each beacon's ΔP0 stays
-    ///   the same over a whole walk, so it is not new noise at each scan. Without it this is the bound of a
-    ///   tracker told every beacon's true P0, which stays a bound for trackers that are not.
+    /// - Parameter bound: the readings' information per scan. Its beacon spread is dropped (see the type's
+    ///   documentation), so ``bound`` has none.
     /// - Parameter offsetSigma: σ of δ before the first scan when `bound` does not know the offset, dB (default
     ///   ``defaultOffsetSigma``); with the offset known, δ is known.
     public init(bound: CramerRaoBound, offsetSigma: Double? = nil, motion: MotionModel = MotionModel()) {
@@ -39,7 +44,8 @@ public struct PosteriorBound: Sendable {
         self.offsetSigma = bound.offset == .unknown ? max(offsetSigma ?? PosteriorBound.defaultOffsetSigma, 0.1) : nil
     }
 
-    /// The bound a condition's walks are judged against (the same per-reading information as the snapshot bound).
+    /// The bound a condition's walks are judged against: the snapshot bound's per-reading information, without
+    /// its beacon spread.
     public static func judging(_ condition: SimulationCondition, venue: Venue, impairments: FieldImpairments) -> PosteriorBound {
         let b = CramerRaoBound.judging(condition, venue: venue, impairments: impairments)
         return PosteriorBound(bound: b, offsetSigma: impairments.deviceOffsetSigma)

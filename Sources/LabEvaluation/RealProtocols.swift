@@ -53,6 +53,8 @@ public struct RealProtocol: Sendable {
         let epochs = EpochBuilder(venue: venue).epochs(scored).epochs.filter {
             Set($0.readings.map(\.beacon)).count >= RealProtocol.minimumBeaconsHeard
         }
+        // Real data: the offset is unknown, and the calibration's σ is all the noise model there is (no outlier
+        // rate or beacon spread is known apart from it), so the bound is the Gaussian one with the offset unknown.
         return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: 0,
                                    bound: CramerRaoBound(venue: venue, offset: .unknown))
     }

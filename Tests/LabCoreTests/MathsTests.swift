@@ -76,6 +76,24 @@ import Testing
         #expect(NoiseInformation.effectiveReadings(0, perReading: j, spread: 2) == 0)
     }
 
+    @Test func withHeavyTailsTheSpreadIsOverCountedNeverUnder() {
+        // One reading from the contaminated normal plus a Gaussian ΔP0 is again a contaminated normal, with
+        // both parts widened by σ_b² (its information computed directly). Stam: it carries no more information
+        // than effectiveReadings counts, and less when there are outliers.
+        let sigma = 4.0, spreadSigma = 2.0
+        for (rate, scale) in [(0.0, 0.0), (0.05, 10.0), (0.2, 6.0)] {
+            let j = NoiseInformation.contaminatedNormal(sigma: sigma, outlierRate: rate, outlierScale: scale)
+            let counted = NoiseInformation.effectiveReadings(1, perReading: j, spread: spreadSigma) * j
+            let exact = NoiseInformation.contaminatedNormal(sigma: (sigma * sigma + spreadSigma * spreadSigma).squareRoot(),
+                                                            outlierRate: rate, outlierScale: scale)
+            if rate == 0 {
+                #expect(abs(exact - counted) < 1e-6 * counted, "Gaussian: exact")
+            } else {
+                #expect(exact < counted * (1 - 1e-3), "outliers at \(rate): \(exact) against \(counted)")
+            }
+        }
+    }
+
     @Test func expectedReadingsCountLossSensitivityAndCorrelation() {
         var r = RadioModel(sigma: 4, sensitivity: -100, advertisingInterval: 0.1, scanWindow: 1, packetLoss: 0.2)
         #expect(abs(r.expectedIndependentReadings(meanRSSI: -40) - 10 * 0.8) < 1e-9, "heard for sure: k·(1 − loss)")

@@ -64,12 +64,20 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let spread = CramerRaoBound(venue: venue, beaconSpread: 2)
         let kEff = k / (1 + k * 4 / (sigma * sigma))
         #expect(abs(spread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }) - 2 * a * a / (b * kEff)) < 1e-9)
-        #expect(spread.withoutBeaconSpread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }) < spread.bound(at: .zero, beacons: (0..<4).map { ($0, Int(k)) }))
-        // The field's judging bound carries the scenario's spread; a walk's posterior bound drops it (each beacon's
-        // ΔP0 is the same all walk long, not new noise each scan).
+        // The field's bound (offset unknown, 3×3): with the spread, k readings of each beacon give what k' readings
+        // give without it, beacon by beacon (here with unequal counts).
         let field = CramerRaoBound.judging(.field, venue: venue, impairments: .realistic)
-        #expect(field.beaconSpread == FieldImpairments.realistic.beaconP0Sigma && field.offset == .unknown)
-        #expect(PosteriorBound.judging(.field, venue: venue, impairments: .realistic).bound.beaconSpread == 0)
+        let j = field.perReadingInformation, sb = FieldImpairments.realistic.beaconP0Sigma
+        let p = Point(1.5, -2), counts = [3.0, 10, 25, 1]
+        let with = field.information(at: p, beacons: counts.enumerated().map { ($0.offset, $0.element) })
+        let without = field.withoutBeaconSpread.information(at: p, beacons: counts.enumerated().map { ($0.offset, $0.element / (1 + $0.element * j * sb * sb)) })
+        #expect(abs(with.xx - without.xx) < 1e-12 && abs(with.xy - without.xy) < 1e-12 && abs(with.yy - without.yy) < 1e-12)
+        #expect(with.traceOfInverse > field.withoutBeaconSpread.information(at: p, beacons: counts.enumerated().map { ($0.offset, $0.element) }).traceOfInverse)
+        // A walk's posterior bound drops the spread (each beacon's ΔP0 is the same all walk long): its bounds are the
+        // same whether the snapshot bound it is built on has one or not.
+        let walk = (0..<5).map { t in (truth: Point(Double(t) - 2, 0.5), t: Double(t), beacons: (0..<4).map { (beacon: $0, readings: 8.0) },
+                                       bearings: [(landmark: Point, sigmaDegrees: Double)]()) }
+        #expect(PosteriorBound(bound: field).bounds(walk: walk) == PosteriorBound(bound: field.withoutBeaconSpread).bounds(walk: walk))
         #expect(CramerRaoBound.judging(.ideal, venue: venue, impairments: .realistic).beaconSpread == 0)
     }
 
