@@ -88,8 +88,9 @@ public final class IndoorLocator: @unchecked Sendable {
         guard pathLoss.exponent > 0, pathLoss.exponent.isFinite, pathLoss.shadowingSigma >= 0, pathLoss.shadowingSigma.isFinite,
               pathLoss.scanWindow > 0, pathLoss.scanWindow.isFinite, pathLoss.measuredPower.isFinite,
               pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0, pathLoss.sensitivity?.isFinite ?? true,
+              pathLoss.modelError.isFinite, pathLoss.modelError >= 0,
               pathLoss.correlationDistance.map({ $0 > 0 && $0.isFinite }) ?? true else {
-            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma and receiverHeight ≥ 0, "
+            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma, receiverHeight and modelError ≥ 0, "
                                + "correlationDistance > 0, all finite (sensitivity too, when given)")
         }
         for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
@@ -126,7 +127,8 @@ public final class IndoorLocator: @unchecked Sendable {
         ranged.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
                                sensitivity: pathLoss.sensitivity ?? -.infinity, scanWindow: pathLoss.scanWindow,
-                               correlationDistance: pathLoss.correlationDistance, receiverHeight: pathLoss.receiverHeight)
+                               correlationDistance: pathLoss.correlationDistance, receiverHeight: pathLoss.receiverHeight,
+                               modelError: pathLoss.modelError)
         venue = Venue(name: "locator", bounds: bounds, radio: radio,
                       beaconIDs: beacons.map(\.identity.description),
                       beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },

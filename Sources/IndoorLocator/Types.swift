@@ -105,14 +105,20 @@ public struct PathLossModel: Sendable, Hashable {
     /// With correlated shadowing the samples of one beacon within a scan share one shadowing draw, so
     /// averaging them does not shrink the error, and the fix counts each beacon once.
     public var correlationDistance: Double?
+    /// How far a beacon's averaged RSSI may sit from the path-loss law for reasons averaging does not remove,
+    /// dB: each beacon's own transmit power, the user's body, paths the model does not know. A beacon heard
+    /// k times in a scan counts with variance σ²/k + modelError², and the uncertainty ellipse grows to match.
+    /// The default, 0, trusts the law exactly, which is overconfident on real phones; 3–4 dB suits a venue whose
+    /// beacons were not calibrated one by one (`indoorlab calibrate` measures it on a recording with ground truth).
+    public var modelError: Double
 
     /// Creates a model; the defaults are typical iBeacon values.
     public init(measuredPower: Double = -59, exponent: Double = 2.0, shadowingSigma: Double = 4.0,
                 receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil,
-                correlationDistance: Double? = nil) {
+                correlationDistance: Double? = nil, modelError: Double = 0) {
         self.measuredPower = measuredPower; self.exponent = exponent; self.shadowingSigma = shadowingSigma
         self.receiverHeight = receiverHeight; self.scanWindow = scanWindow; self.sensitivity = sensitivity
-        self.correlationDistance = correlationDistance
+        self.correlationDistance = correlationDistance; self.modelError = modelError
     }
 }
 

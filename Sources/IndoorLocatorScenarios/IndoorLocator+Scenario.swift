@@ -31,7 +31,7 @@ extension IndoorLocator {
         try self.init(beacons: placements,
                       pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
                                               receiverHeight: r.receiverHeight, scanWindow: r.scanWindow, sensitivity: r.sensitivity,
-                                              correlationDistance: r.correlationDistance),
+                                              correlationDistance: r.correlationDistance, modelError: r.modelError),
                       friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
                       walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
                       rooms: s.rooms.map { Room(name: $0.name, outline: $0.polygon.vertices.map { Position(x: $0.x, y: $0.y) }) },

@@ -94,7 +94,7 @@ enum BenchEstimators {
     /// The scans of a scenario's walks in the field condition, in order, and where each walk starts.
     static func walkObservations(_ name: String) throws -> (venue: Venue, observations: [Observation], starts: Set<Int>, walls: Int) {
         let s = try BundledScenarios.load(name)
-        var venue = Venue(s)
+        var venue = Venue(s, condition: .field)
         venue.seed = 1
         let sim = try Simulator(scenario: s, condition: .field)
         var observations: [Observation] = [], starts: Set<Int> = []

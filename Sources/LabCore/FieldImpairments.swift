@@ -52,6 +52,19 @@ public struct FieldImpairments: Sendable, Hashable, Codable {
 
     public var isNone: Bool { self == .none }
 
+    /// The part of these impairments that a scan window's averaging does not remove, as a model error σ_m (dB,
+    /// ``RadioModel/modelError``): √(σ_b² + L²·p·(1 − p)).
+    /// - The beacon spread σ_b is drawn once per beacon and stays all walk long.
+    /// - The body's loss L falls on the beacons within the shadowed sector, a share p = half-angle / 180° of the
+    ///   bearings, and stays while the heading does (a window). Its mean p·L is common to every beacon and goes
+    ///   into the device offset; what differs between beacons is its spread, L²·p·(1 − p).
+    /// The device offset is common to all beacons (an unknown of its own, not a model error); outliers strike
+    /// single advertisements, so the window's average shrinks them like the shadowing.
+    public var modelError: Double {
+        let p = bodyLoss > 0 ? min(max(bodyHalfAngle / 180, 0), 1) : 0
+        return (beaconP0Sigma * beaconP0Sigma + bodyLoss * bodyLoss * p * (1 - p)).squareRoot()
+    }
+
     /// True when the body (walker heading `heading`, degrees) lies between the phone and a beacon whose
     /// bearing from the phone is `bearing`, degrees.
     @inlinable public func bodyBlocks(heading: Double, bearing: Double) -> Bool {

@@ -114,17 +114,31 @@ public struct RadioModel: Sendable, Hashable {
     public var correlationDistance: Double?
     /// Height of the phone above the floor, metres (matters only for beacons with a height).
     public var receiverHeight: Double
+    /// The model error σ_m, dB: how far each beacon's mean RSSI in a scan window may sit from the path-loss law
+    /// for reasons that averaging the window's readings does not remove (the beacon's own P0, the walker's body,
+    /// a path the model does not know). Estimators weight a beacon heard k times by 1/√(σ²/k + σ_m²), and
+    /// their stated uncertainty grows with it. The simulator draws nothing from it: it is what the estimators
+    /// allow for. 0 by default; `calibrate` measures it on a recording; the field condition adds
+    /// ``FieldImpairments/modelError`` (``withModelError(adding:)``).
+    public var modelError: Double
     /// What the field condition adds (``FieldImpairments``); the ideal condition ignores it.
     public var field: FieldImpairments
 
     public init(p0: Double = -59, exponent: Double = 2.0, sigma: Double = 4.0, sensitivity: Double = -100,
                 quantize: Bool = true, advertisingInterval: Double = 0.1, scanWindow: Double = 1.0,
                 packetLoss: Double = 0, correlationDistance: Double? = nil, receiverHeight: Double = 1.2,
-                field: FieldImpairments = .realistic) {
+                modelError: Double = 0, field: FieldImpairments = .realistic) {
         self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.sensitivity = sensitivity
         self.quantize = quantize; self.advertisingInterval = advertisingInterval; self.scanWindow = scanWindow
         self.packetLoss = packetLoss; self.correlationDistance = correlationDistance; self.receiverHeight = receiverHeight
-        self.field = field
+        self.modelError = modelError; self.field = field
+    }
+
+    /// This model with `extra` added to its model error in quadrature (independent sources of misfit).
+    public func withModelError(adding extra: Double) -> RadioModel {
+        var r = self
+        r.modelError = (modelError * modelError + extra * extra).squareRoot()
+        return r
     }
 
     /// Advertisements a beacon sends in one scan window (at least one; capped at 10⁹ so no ratio traps the

@@ -123,6 +123,8 @@ public struct CalibrationSample: Sendable, Hashable {
     public var crossings: [Int] = []
     /// The loss of walls crossed whose loss is not fitted (no material, or one too rarely crossed), dB.
     public var fixedLoss = 0.0
+    /// The scan window it was heard in (``EpochBuilder/windowIndex(_:)``).
+    public var window = 0
     /// 10·log10(distance).
     public var x: Double { 10 * log10(distance) }
 }
@@ -151,6 +153,51 @@ public struct Calibration: Sendable {
     /// Wall losses fitted jointly with the global P0 and n, one per material crossed by at least
     /// ``minimumMaterialSamples`` samples' paths (empty when the recording has no walls with a material).
     public var materials: [MaterialLossFit] = []
+    /// How the residuals split between what a scan window's averaging removes and what it does not; nil when no
+    /// window holds two readings of one beacon (then the split cannot be seen, and σ is all there is).
+    public var windowSplit: WindowSplit?
+
+    /// The residuals around the fitted model (each beacon's P0 where it has one, the global P0 otherwise; walls
+    /// as fitted), grouped by beacon and scan window (the recording's, as replay cuts them), over the groups of
+    /// two readings or more. With s_w² the pooled variance of the readings around their group's mean, and m_g the
+    /// mean residual of group g with n_g readings, E[m_g²] = σ_m² + s_w²/n_g, so
+    ///
+    ///     σ_m² = max(0, mean over groups of (m_g² − s_w²/n_g))
+    ///
+    /// is the model error (``RadioModel/modelError``) and s_w the σ that averaging within a window shrinks:
+    /// together they make the variance estimators give a beacon's window mean, s_w²/k + σ_m².
+    public struct WindowSplit: Sendable, Hashable, Codable {
+        /// s_w: one reading's σ around its window's mean, dB.
+        public var withinSigma: Double
+        /// σ_m, dB.
+        public var modelError: Double
+        /// (beacon, window) groups with two readings or more (the split's evidence), and the single readings left out:
+        /// mostly far beacons that cleared the sensitivity only when the noise lifted them, whose mean reads high.
+        public var groups: Int
+        public var singleReadings: Int
+
+        /// The split of `residuals`, one per sample with its beacon and scan window.
+        static func measure(residuals: [Double], beacons: [Int], windows: [Int]) -> WindowSplit? {
+            struct Key: Hashable { var beacon: Int; var window: Int }
+            var groups: [Key: (n: Int, sum: Double, sumSquares: Double)] = [:]
+            for i in residuals.indices {
+                let key = Key(beacon: beacons[i], window: windows[i])
+                var g = groups[key] ?? (0, 0, 0)
+                g.n += 1; g.sum += residuals[i]; g.sumSquares += residuals[i] * residuals[i]
+                groups[key] = g
+            }
+            let pooled = groups.values.filter { $0.n >= 2 }
+            guard !pooled.isEmpty else { return nil }
+            let within = pooled.reduce(0.0) { $0 + max($1.sumSquares - $1.sum * $1.sum / Double($1.n), 0) }
+            let s2 = within / Double(pooled.reduce(0) { $0 + $1.n - 1 })
+            let excess = pooled.reduce(0.0) { acc, g in
+                let m = g.sum / Double(g.n)
+                return acc + m * m - s2 / Double(g.n)
+            }
+            return WindowSplit(withinSigma: s2.squareRoot(), modelError: max(excess / Double(pooled.count), 0).squareRoot(),
+                               groups: pooled.count, singleReadings: groups.count - pooled.count)
+        }
+    }
 
     public static let minimumBeaconSamples = 10
     /// A material's loss is fitted when at least this many samples' paths cross one of its walls.
@@ -180,6 +227,7 @@ public struct Calibration: Sendable {
             }
             let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
             var sample = CalibrationSample(beacon: s.beacon, distance: d, rssi: s.rssi)
+            sample.window = builder.windowIndex(s.t)
             if !venue.walls.isEmpty {
                 sample.crossings = [Int](repeating: 0, count: materials.count)
                 for w in venue.walls where w.segment.intersects(b.position, truth.position) {
@@ -219,25 +267,37 @@ public struct Calibration: Sendable {
         }
         beacons = []
         skippedBeacons = []
-        guard perBeacon else { return }
-        var groups = [[CalibrationSample]](repeating: [], count: r.venue.beacons.count)
-        for s in samples { groups[s.beacon].append(s) }
-        for (i, g) in groups.enumerated() {
-            let id = r.venue.beacons[i].id
-            guard g.count >= Calibration.minimumBeaconSamples else { skippedBeacons.append(id); continue }
-            let n = global.exponent
-            let values = g.map { $0.rssi + n * $0.x }
-            let mean = values.reduce(0, +) / Double(values.count)
-            let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count - 1, 1))).squareRoot()
-            beacons.append(BeaconFit(id: id, samples: g.count, p0AtGlobalExponent: mean,
-                                     p0AtGlobalExponentError: sd / Double(values.count).squareRoot(),
-                                     fit: try? PathLossFit.fit(x: g.map(\.x), y: g.map(\.rssi))))
+        if perBeacon {
+            var groups = [[CalibrationSample]](repeating: [], count: r.venue.beacons.count)
+            for s in samples { groups[s.beacon].append(s) }
+            for (i, g) in groups.enumerated() {
+                let id = r.venue.beacons[i].id
+                guard g.count >= Calibration.minimumBeaconSamples else { skippedBeacons.append(id); continue }
+                let n = global.exponent
+                let values = g.map { $0.rssi + n * $0.x }
+                let mean = values.reduce(0, +) / Double(values.count)
+                let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count - 1, 1))).squareRoot()
+                beacons.append(BeaconFit(id: id, samples: g.count, p0AtGlobalExponent: mean,
+                                         p0AtGlobalExponentError: sd / Double(values.count).squareRoot(),
+                                         fit: try? PathLossFit.fit(x: g.map(\.x), y: g.map(\.rssi))))
+            }
         }
+        // Residuals around the model as it would be stored: per-beacon P0 where fitted, walls as fitted.
+        let p0 = Dictionary(uniqueKeysWithValues: beacons.map { ($0.id, $0.p0AtGlobalExponent) })
+        let ids = r.venue.beacons.map(\.id)
+        let loss = materials.map { m in (all.firstIndex(of: m.material)!, m.loss) }
+        let residuals = samples.indices.map { i in
+            let s = samples[i]
+            let walls = loss.reduce(0.0) { acc, m in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[m.0]) * m.1 }
+            return y[i] - (p0[ids[s.beacon]] ?? global.p0) + global.exponent * s.x + walls
+        }
+        windowSplit = WindowSplit.measure(residuals: residuals, beacons: samples.map(\.beacon), windows: samples.map(\.window))
     }
 }
 
 extension RadioFit {
-    /// The model a calibration fitted: its global P0, n and σ, and each fitted beacon's P0 at the global n.
+    /// The model a calibration fitted: its global P0, n, σ and model error, and each fitted beacon's P0 at the
+    /// global n.
     /// `rounded`: to 0.01 dB and 0.001 in n, as files and stored recordings keep them.
     public init(_ c: Calibration, fittedOn: String, rounded: Bool = false) {
         func r(_ v: Double, _ digits: Double = 2) -> Double {
@@ -245,8 +305,11 @@ extension RadioFit {
             let f = pow(10, digits)
             return (v * f).rounded() / f
         }
-        self.init(p0: r(c.global.p0), exponent: r(c.global.exponent, 3), sigma: r(c.global.sigma),
+        // With the window split seen, σ is what averaging shrinks and the rest the model error; without it, σ is
+        // the whole residual spread.
+        self.init(p0: r(c.global.p0), exponent: r(c.global.exponent, 3), sigma: r(c.windowSplit?.withinSigma ?? c.global.sigma),
                   beaconP0: Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, r($0.p0AtGlobalExponent)) }), fittedOn: fittedOn)
+        modelError = r(c.windowSplit?.modelError ?? 0)
         // A loss below 0 dB is noise around none: stored as 0.
         if !c.materials.isEmpty { materialLoss = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, r(max($0.loss, 0))) }) }
     }

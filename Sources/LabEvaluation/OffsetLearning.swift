@@ -41,7 +41,7 @@ public struct OffsetLearningCurve: Sendable, Codable {
         s.radio.field.deviceOffset = offset
         s.radio.field.deviceOffsetSigma = 0
         let sim = try Simulator(scenario: s, condition: .field)
-        let venue = Venue(s)
+        let venue = Venue(s, condition: .field)
         let slots = ResultSlots<Run>(count: seeds.count)
         DispatchQueue.concurrentPerform(iterations: seeds.count) { k in
             let est = OffsetLearningEstimator(venue: venue)

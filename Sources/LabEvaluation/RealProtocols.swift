@@ -53,10 +53,11 @@ public struct RealProtocol: Sendable {
         let epochs = EpochBuilder(venue: venue).epochs(scored).epochs.filter {
             Set($0.readings.map(\.beacon)).count >= RealProtocol.minimumBeaconsHeard
         }
-        // Real data: the offset is unknown, and the calibration's σ is all the noise model there is (no outlier
-        // rate or beacon spread is known apart from it), so the bound is the Gaussian one with the offset unknown.
+        // Real data: the offset is unknown, and the calibration's σ and model error are all the noise model there
+        // is (no outlier rate is known apart from them), so the bound is the Gaussian one with the offset unknown,
+        // the model error counted like a beacon spread (it does not average down within a scan).
         return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: 0,
-                                   bound: CramerRaoBound(venue: venue, offset: .unknown))
+                                   bound: CramerRaoBound(venue: venue, offset: .unknown, beaconSpread: venue.radio.modelError))
     }
 }
 

@@ -66,7 +66,7 @@ public struct Tournament: Sendable {
     }
 
     static func venue(simulator sim: Simulator, seed: UInt64, survey: Bool) -> Venue {
-        var venue = Venue(sim.scenario)
+        var venue = Venue(sim.scenario, condition: sim.condition)
         venue.seed = seed
         if survey {
             venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)

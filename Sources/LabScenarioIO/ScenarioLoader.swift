@@ -124,7 +124,7 @@ public enum ScenarioLoader {
     }
 
     static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
-                            "packet_loss", "correlation_distance", "receiver_height", "field"]
+                            "packet_loss", "correlation_distance", "receiver_height", "model_error", "field"]
 
     private static func readRadio(_ f: YAMLField) -> RadioModel? {
         guard let m = f.mapping(allowed: radioKeys) else { return nil }
@@ -141,6 +141,7 @@ public enum ScenarioLoader {
         }
         if let v = m.optional("correlation_distance")?.positive() { r.correlationDistance = v }
         if let v = m.optional("receiver_height")?.nonNegative() { r.receiverHeight = v }
+        if let v = m.optional("model_error")?.nonNegative() { r.modelError = v }
         if let f = m.optional("field") { r.field = readField(f) }
         return r
     }

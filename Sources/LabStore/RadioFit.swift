@@ -7,8 +7,10 @@ public struct RadioFit: Codable, Sendable, Hashable {
     /// RSSI at 1 m, dBm.
     public var p0: Double
     public var exponent: Double
-    /// Shadowing σ, dB.
+    /// Shadowing σ, dB: what averaging a scan window's readings shrinks.
     public var sigma: Double
+    /// The model error σ_m, dB (``RadioModel/modelError``): what it does not (nil in older files: none).
+    public var modelError: Double?
     /// Each beacon's P0 at the global exponent, by beacon id.
     public var beaconP0: [String: Double]
     /// Each wall material's loss per crossing, dB, when the fit had walls with materials (nil in older files).
@@ -20,11 +22,11 @@ public struct RadioFit: Codable, Sendable, Hashable {
         self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.beaconP0 = beaconP0; self.fittedOn = fittedOn
     }
 
-    /// `venue` with this radio model: P0, n and σ, and the P0 of every beacon whose id the fit knows (other
+    /// `venue` with this radio model: P0, n, σ and the model error, and the P0 of every beacon whose id the fit knows (other
     /// beacons fall back to the global P0).
     public func applied(to venue: RecordedVenue) -> RecordedVenue {
         var v = venue
-        v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma
+        v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma; v.radio.modelError = modelError ?? 0
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
         if let materialLoss {
             for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }
@@ -45,6 +47,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
         guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
         guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
+        if let m = fit.modelError, !(m.isFinite && m >= 0) { throw InputError(file: path, field: "modelError", "expected a model error ≥ 0 dB, found \(m)") }
         for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
             throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")
         }

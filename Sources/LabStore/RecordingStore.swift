@@ -156,12 +156,15 @@ public enum RecordingStore {
         }
     }
 
-    /// Replaces the radio model's P0, exponent and σ and, when given, the per-beacon P0 (by beacon id),
-    /// in one transaction.
-    public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:],
-                                   materialLoss: [String: Double] = [:]) throws {
+    /// Replaces the radio model's P0, exponent and σ and, when given, its model error and the per-beacon P0 (by
+    /// beacon id), in one transaction. To store a model error, a recording older than its column (schema v3) is
+    /// migrated first: one way, as older builds refuse a newer schema.
+    public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, modelError: Double? = nil,
+                                   beaconP0: [String: Double] = [:], materialLoss: [String: Double] = [:]) throws {
+        if modelError != nil { try upgradeSchema(path: path) }
         try withDatabase(path: path, writable: true) { db in
             try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
+            if let modelError { try db.execute(sql: "UPDATE radio SET model_error = ? WHERE id = 1", arguments: [modelError]) }
             for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
                 try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
             }
@@ -172,6 +175,23 @@ public enum RecordingStore {
     }
 
     // MARK: - Internals
+
+    /// Brings an intact recording's schema up to this build's; each migration runs in a transaction of its own.
+    static func upgradeSchema(path: String) throws {
+        let current = try withDatabase(path: path, writable: false) { db in
+            try Set(Schema.migrator.appliedIdentifiers(db)) == Set(Schema.migrationIdentifiers)
+        }
+        guard !current else { return }
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(busyTimeout)
+            let queue = try DatabaseQueue(path: path, configuration: config)
+            defer { try? queue.close() }
+            try Schema.migrator.migrate(queue)
+        } catch let e as DatabaseError {
+            throw describe(e, path: path, writing: true)
+        }
+    }
 
     /// Checks, before any work, that a new recording can be written at `path`: not an existing file, a file
     /// name (not a directory), a name the file system accepts, and a parent that is a writable directory
@@ -408,6 +428,7 @@ public enum RecordingStore {
         ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"]),
         ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
                    "correlation_distance", "receiver_height"], ["correlation_distance"]),
+        ("radio", ["model_error"], []),
         ("beacons", ["idx", "major", "minor", "x", "y", "height", "p0"], ["major", "minor", "height", "p0"]),
         ("landmarks", ["idx", "x", "y", "facing", "width"], ["facing"]),
         ("rooms", ["idx"], []),
@@ -432,8 +453,9 @@ public enum RecordingStore {
     /// The first value stored with the wrong type in a numeric column: its table, row and column.
     static func checkColumnTypes(_ db: Database, path: String) throws {
         for (table, columns, nullable, sql) in columnTypeQueries {
-            // Tables of later migrations are absent from older recordings.
+            // Tables and columns of later migrations are absent from older recordings.
             if table == "step_samples", !(try db.tableExists(table)) { continue }
+            if columns == ["model_error"], !(try db.columns(in: table).contains { $0.name == "model_error" }) { continue }
             guard let row = try Row.fetchOne(db, sql: sql) else { continue }
             let rowid: Int64 = row[0]
             for (k, c) in columns.enumerated() {

@@ -117,12 +117,16 @@ enum Schema {
                 t.column("heading_accuracy", .double).notNull()
             }
         }
+        // v3: the radio model's error (σ_m, dB). A v2 recording reads with none (0).
+        m.registerMigration("v3") { db in
+            try db.alter(table: "radio") { t in t.add(column: "model_error", .double).notNull().defaults(to: 0) }
+        }
         return m
     }
 
     /// Every migration, in order. A recording whose migrations are a prefix of these is read (the tables of later
     /// ones are taken as empty); one with a migration not here was written by a newer indoorlab.
-    static var migrationIdentifiers: [String] { ["v1", "v2"] }
+    static var migrationIdentifiers: [String] { ["v1", "v2", "v3"] }
 }
 
 // MARK: - Records (internal: GRDB stays out of the public API)
@@ -161,17 +165,19 @@ struct RadioRow: SnakeCaseRecord {
     var packetLoss: Double
     var correlationDistance: Double?
     var receiverHeight: Double
+    /// Absent (nil) in a recording older than migration v3.
+    var modelError: Double?
 
     init(_ r: RadioModel) {
         p0 = r.p0; exponent = r.exponent; sigma = r.sigma; sensitivity = r.sensitivity; quantize = r.quantize
         advertisingInterval = r.advertisingInterval; scanWindow = r.scanWindow; packetLoss = r.packetLoss
-        correlationDistance = r.correlationDistance; receiverHeight = r.receiverHeight
+        correlationDistance = r.correlationDistance; receiverHeight = r.receiverHeight; modelError = r.modelError
     }
 
     var model: RadioModel {
         RadioModel(p0: p0, exponent: exponent, sigma: sigma, sensitivity: sensitivity, quantize: quantize,
                    advertisingInterval: advertisingInterval, scanWindow: scanWindow, packetLoss: packetLoss,
-                   correlationDistance: correlationDistance, receiverHeight: receiverHeight)
+                   correlationDistance: correlationDistance, receiverHeight: receiverHeight, modelError: modelError ?? 0)
     }
 }
 

@@ -34,6 +34,7 @@ extension RecordedVenue {
         if !(r.packetLoss >= 0 && r.packetLoss < 1) { add("radio.packet_loss", "expected a probability in [0, 1), found \(number(r.packetLoss))") }
         if let c = r.correlationDistance, !(c > 0 && c.isFinite) { add("radio.correlation_distance", "expected a positive distance or none, found \(number(c))") }
         if !(r.receiverHeight >= 0 && r.receiverHeight.isFinite) { add("radio.receiver_height", "expected a height ≥ 0 m, found \(number(r.receiverHeight))") }
+        if !(r.modelError >= 0 && r.modelError.isFinite) { add("radio.model_error", "expected a model error ≥ 0 dB, found \(number(r.modelError))") }
 
         func text(_ field: String, _ value: String?) { if let p = nulProblem(value) { add(field, p) } }
         text("recordings.venue", name)

@@ -6,8 +6,10 @@ import LabCore
 /// model; a ``LeastSquaresSolver`` minimises it (GSL's in the lab, ``LevenbergMarquardt`` in the library).
 ///
 /// Residuals, each divided by its standard deviation so that (JᵀJ)⁻¹ is the covariance:
-/// - RSSI domain:  (rssi_i − (P0_i + δ − 10·n·log10 d_i − walls_i)) · √k_i · u_i / σ   (u_i: robust weight, 1 by default)
-/// - range domain: (d_i − r̂_i) · √k_i / (r̂_i · σ · ln10 / (10·n))   (first-order variance of r̂; no δ)
+/// - RSSI domain:  (rssi_i − (P0_i + δ − 10·n·log10 d_i − walls_i)) · u_i / s_i   (u_i: robust weight, 1 by default)
+/// - range domain: (d_i − r̂_i) / (r̂_i · s_i · ln10 / (10·n))   (first-order variance of r̂; no δ)
+///   with s_i² = σ²/k_i + σ_m², the variance of the mean of k_i readings (k_i = 1 under correlated shadowing)
+///   around the law, σ_m the model error
 /// - truncated RSSI (when `truncatedMeans`): as the RSSI term, with the model's mean replaced by the mean of
 ///                 the readings that cleared the sensitivity, μ + σ·λ((S − μ)/σ) (λ the normal hazard φ/(1 − Φ)):
 ///                 a weak phone hears a far beacon only when the noise lifts it, so its heard mean is high
@@ -31,6 +33,9 @@ package final class FixProblem {
     /// True when the advertisements of a window share one shadowing draw (correlated shadowing): then
     /// averaging them adds no information and every beacon counts once.
     package var correlatedShadowing = false
+    /// The radio model's error σ_m, dB (``RadioModel/modelError``): each beacon's mean misses the law by this much
+    /// however many readings are averaged, so a beacon heard k times weighs 1/√(σ²/k + σ_m²), not √k/σ.
+    package var modelError = 0.0
     /// Walls whose losses the RSSI model includes (nil: free-space model).
     package let walls: WallIndex?
     package let exponent: Double
@@ -111,6 +116,7 @@ package final class FixProblem {
         self.init(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: domain,
                   walls: walls, estimatesOffset: estimatesOffset, solver: solver)
         correlatedShadowing = venue.radio.correlationDistance != nil
+        modelError = venue.radio.modelError
         sensitivity = venue.radio.sensitivity
         packetLoss = venue.radio.packetLoss
     }
@@ -133,7 +139,8 @@ package final class FixProblem {
         precondition(i < termCapacity, "more RSSI terms than beacons")
         bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
         brange[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
-        bweight[i] = (correlatedShadowing ? 1 : Double(max(count, 1)).squareRoot()) / sigma
+        let k = correlatedShadowing ? 1 : Double(max(count, 1))
+        bweight[i] = 1 / (sigma * sigma / k + modelError * modelError).squareRoot()
         if domain == .range { bweight[i] /= brange[i] * log(10) / (10 * exponent) }
         brobust[i] = 1
         rssiCount += 1

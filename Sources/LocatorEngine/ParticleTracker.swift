@@ -28,7 +28,7 @@ package final class ParticleTracker {
         package var particles = 1000
         /// How the walker and the phone's offset move between scans (the ekf's).
         package var motion = MotionModel()
-        /// The model error σ_m added to each mean's variance, dB.
+        /// The model error σ_m added to each mean's variance, dB, at least: the venue's ``RadioModel/modelError`` when larger.
         package var modelSigma = 2.0
         /// Outlier rate ε and extra scale s_o (dB) of the likelihood's heavy tail.
         package var outlierRate = 0.05
@@ -215,8 +215,9 @@ package final class ParticleTracker {
             if case .noFix(let r) = outcome { return r }
             return .solverFailed("the first fix has no covariance")
         }
-        // Widened: the snapshot's linearised covariance is optimistic, and the floor may cut part of it away.
-        let widened = Covariance2(xx: 2 * c.xx + 1, xy: 2 * c.xy, yy: 2 * c.yy + 1)
+        // The snapshot's stated covariance (the likelihood-ratio region, with the model error), widened by 1 m² per
+        // axis: the floor may cut part of it away. It was doubled too while that ellipse was overconfident in the field.
+        let widened = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1)
         let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
         let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
         let p = venue.bounds.clamp(f.position)
@@ -301,7 +302,7 @@ package final class ParticleTracker {
         let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
         let sigma2 = venue.radio.sigma * venue.radio.sigma
         let correlated = venue.radio.correlationDistance != nil
-        let eps = settings.outlierRate, model2 = settings.modelSigma * settings.modelSigma
+        let eps = settings.outlierRate, modelSigma = max(settings.modelSigma, venue.radio.modelError), model2 = modelSigma * modelSigma
         let wide2 = settings.outlierScale * settings.outlierScale
         let m = o.beacons.count
         var best = -Double.infinity

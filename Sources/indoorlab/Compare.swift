@@ -111,7 +111,7 @@ struct Compare: ParsableCommand {
             }
         }
         let elapsed = Date().timeIntervalSince(start)
-        let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s)) } })
+        let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s, condition: $0)) } })
         let board = Leaderboard(results: results, scenarios: labels, seeds: seedList, realProtocols: Set(protocols.map(\.name)), venues: venues)
 
         if json {

@@ -144,6 +144,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: Array(placements.prefix(2))) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements + [placements[0]]) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(exponent: 0)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: -1)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: .nan)) }
         #expect(throws: LocatorError.self) { try IndoorLocator(scenarioAt: "/nonexistent.yaml") }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements + [BeaconPlacement(identity: BeaconIdentity(name: ""), position: Position(x: 1, y: 1))]) }
         #expect(throws: LocatorError.self) { try BeaconIdentity(eddystoneNamespace: "not hex", instance: "000000000001") }

@@ -140,6 +140,13 @@ func errors(_ yaml: String) -> [String] {
         #expect(p.contains { $0.contains("radio.packet_loss: expected a probability in [0, 1)") })
     }
 
+    @Test func theModelErrorIsReadAndANegativeOneRefused() throws {
+        #expect(try parse(validYAML).radio.modelError == 0, "none unless set")
+        #expect(try parse(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, model_error: 3.5}")).radio.modelError == 3.5)
+        let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, model_error: -1}"))
+        #expect(e.contains { $0.contains("radio.model_error: expected a number ≥ 0") }, "\(e)")
+    }
+
     @Test func syntaxErrorGivesTheLine() {
         let e = errors("name: x\nbounds: {width: 10, depth: 8\nbeacons: []\n")
         #expect(e.count == 1)

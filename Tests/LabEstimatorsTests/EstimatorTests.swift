@@ -323,3 +323,47 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         }
     }
 }
+
+@Suite struct ModelErrorTests {
+    /// Each beacon's mean of k readings counts with variance σ²/k + σ_m². With every beacon heard as often, the
+    /// weights scale alike: the fix is the same and its covariance grows by (σ²/k + σ_m²)/(σ²/k). With unequal
+    /// counts, a beacon heard 100 times weighs barely more than one heard 10 times, not √10 as much.
+    @Test func aModelErrorWidensTheCovarianceAndCapsWhatAveragingBuys() throws {
+        let sigma = 4.0, modelError = 3.0, k = 10
+        func fit(_ m: Double, counts: [Int]) throws -> (FixProblem, FixProblem.Solution) {
+            let venue = makeVenue(square, radio: RadioModel(p0: -59, exponent: 2, sigma: sigma, modelError: m))
+            let problem = FixProblem(venue: venue, domain: .rssi)
+            #expect(problem.modelError == m)
+            let truth = Point(7, 5)
+            for i in 0..<5 {
+                let d = venue.beaconPositions[i].distance(to: truth)
+                problem.addRSSI(position: venue.beaconPositions[i], heightOffset: 0, p0: -59,
+                                rssi: -59 - 20 * log10(d) + [1.5, -2, 0.5, 2.5, -1][i], count: counts[i])
+            }
+            var solution: FixProblem.Solution?
+            if case .success(let s) = problem.solve(from: Point(10, 7)) { solution = s }
+            return (problem, try #require(solution))
+        }
+        let equal = [Int](repeating: k, count: 5)
+        let (_, without) = try fit(0, counts: equal)
+        let (problem, with) = try fit(modelError, counts: equal)
+        #expect(with.position.distance(to: without.position) < 1e-6)
+        let grow = (sigma * sigma / Double(k) + modelError * modelError) / (sigma * sigma / Double(k))
+        let a = try #require(without.covariance), b = try #require(with.covariance)
+        for (x, y) in [(a.xx, b.xx), (a.xy, b.xy), (a.yy, b.yy)] { #expect(abs(y - grow * x) <= 1e-6 * abs(grow * x) + 1e-12) }
+        #expect(abs(problem.bweight[0] - 1 / (sigma * sigma / Double(k) + modelError * modelError).squareRoot()) < 1e-12)
+        // Unequal counts: 100 readings against 10.
+        let (uneven, _) = try fit(modelError, counts: [100, 10, 10, 10, 10])
+        #expect(uneven.bweight[0] / uneven.bweight[1] < 1.1)
+        let (plain, _) = try fit(0, counts: [100, 10, 10, 10, 10])
+        #expect(abs(plain.bweight[0] / plain.bweight[1] - 10.0.squareRoot()) < 1e-9)
+    }
+
+    /// Under correlated shadowing a window's readings share one draw: k counts as 1 with or without a model error.
+    @Test func correlatedShadowingCountsEachBeaconOnceWithAModelErrorToo() {
+        let venue = makeVenue(square, radio: RadioModel(sigma: 4, correlationDistance: 3, modelError: 3))
+        let problem = FixProblem(venue: venue, domain: .rssi)
+        problem.addRSSI(position: square[0], heightOffset: 0, p0: -59, rssi: -70, count: 40)
+        #expect(abs(problem.bweight[0] - 1 / 5.0) < 1e-12)
+    }
+}

@@ -47,12 +47,16 @@ import IndoorLocatorScenarios
     func pureSwiftSolverMatchesGSLOnEveryEpoch(name: String) throws {
         let path = scenariosDir + "/\(name).yaml"
         let scenario = try ScenarioLoader.load(path: path)
-        let locator = try IndoorLocator(scenarioAt: path)
-        let venue = Venue(scenario)
-        let gsl = try #require(EstimatorKind(rawValue: IndoorLocator.snapshotEstimatorName)).make(venue: venue)
-        let gslTracker = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName)).make(venue: venue)
         var compared = 0, worst = 0.0
         for condition in [SimulationCondition.ideal, .field] {
+            // The venue as the tournament gives it in this condition (in the field, with the impairments' model
+            // error), and the library configured from the same scenario with that model error set.
+            let venue = Venue(scenario, condition: condition)
+            let configured = try temporaryScenario(path, modelError: venue.radio.modelError)
+            defer { try? FileManager.default.removeItem(atPath: configured) }
+            let locator = try IndoorLocator(scenarioAt: configured)
+            let gsl = try #require(EstimatorKind(rawValue: IndoorLocator.snapshotEstimatorName)).make(venue: venue)
+            let gslTracker = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName)).make(venue: venue)
             let epochs = try Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
             for (k, e) in epochs.enumerated() {
                 if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); gslTracker.startDevice(); locator.forgetDevice() }
@@ -110,5 +114,15 @@ import IndoorLocatorScenarios
             compared += 1
         }
         #expect(compared > 200)
+    }
+
+    /// A copy of the scenario file at `path` with `radio.model_error` set, in a temporary file.
+    func temporaryScenario(_ path: String, modelError: Double) throws -> String {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let edited = text.replacingOccurrences(of: "\nradio:\n", with: "\nradio:\n  model_error: \(modelError)\n")
+        #expect(edited != text || modelError == 0, "the scenario's radio block is not where the test expects it")
+        let out = NSTemporaryDirectory() + "model-error-\(UUID().uuidString).yaml"
+        try edited.write(toFile: out, atomically: true, encoding: .utf8)
+        return out
     }
 }

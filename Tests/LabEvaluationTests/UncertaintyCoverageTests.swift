@@ -8,12 +8,13 @@ import LabScenarioIO
 
 /// The shipped estimator's stated 95% ellipse (`indoorlab coverage`). Issue 12 asks for 93–97% in every
 /// condition; what it reaches is in README ("Honest uncertainty"), on seeds 1–5. These floors hold it there on
-/// seeds 101–102, where it measured 94.1% / 94.0% ideal and 80.4% / 90.6% field (independent / correlated): the
-/// ideal floors are the issue's target, the field floors about 2.5 points under what was measured.
+/// seeds 101–102, where it measured 94.3% / 94.2% ideal and 91.5% / 96.4% field (independent / correlated), the
+/// field venue carrying the impairments' model error: the ideal floors are the issue's target, the field floors
+/// about 2.5 points under what was measured, and none may pass 97% (timid).
 @Suite struct UncertaintyCoverageTests {
     static let names = ["open-hall", "smart-home", "museum-gallery", "esoc-office", "killian-court"]
 
-    @Test(arguments: [(SimulationCondition.ideal, false, 0.93), (.ideal, true, 0.93), (.field, false, 0.78), (.field, true, 0.88)])
+    @Test(arguments: [(SimulationCondition.ideal, false, 0.93), (.ideal, true, 0.93), (.field, false, 0.89), (.field, true, 0.94)])
     func theStatedEllipseHoldsTheTruthAsOftenAsMeasured(condition: SimulationCondition, correlated: Bool, floor: Double) throws {
         var inside = 0, fixes = 0
         for name in Self.names {

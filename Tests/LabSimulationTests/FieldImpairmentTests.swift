@@ -25,6 +25,39 @@ import LabScenarioIO
         return zip(ideal, real).flatMap { a, b in zip(a.readings, b.readings).map { ($0.beacon, $1.rssi - $0.rssi) } }
     }
 
+    /// The model error the field gives estimators, √(σ_b² + L²·p·(1 − p)) with p = half-angle / 180°, is the
+    /// spread of what the beacon spread and the body add to a window's readings, field minus ideal, when the
+    /// bearings are uniform (static points draw a uniform heading each): 2 dB and 6 dB over ±60° give √12 dB.
+    @Test func theFieldsModelErrorIsTheSpreadTheSpreadAndTheBodyAdd() throws {
+        let f = FieldImpairments(beaconP0Sigma: 2, bodyLoss: 6, bodyHalfAngle: 60)
+        #expect(abs(f.modelError - 12.0.squareRoot()) < 1e-12)
+        #expect(FieldImpairments(beaconP0Sigma: 2).modelError == 2)
+        #expect(FieldImpairments(bodyLoss: 6, bodyHalfAngle: 180).modelError == 0, "a body behind every beacon is a common offset")
+        #expect(FieldImpairments(deviceOffset: 5, deviceOffsetSigma: 8, outlierRate: 0.1, outlierScale: 10).modelError == 0)
+        let s = Self.hall(f)
+        let points = (0..<8).map { Point(8 + 3 * Double($0), 12 + Double($0 % 3) * 6) }
+        var diffs: [Double] = []
+        for seed in 1...400 as ClosedRange<UInt64> {
+            let ideal = try Simulator(scenario: s, condition: .ideal).simulate(points: points, seed: seed)
+            let field = try Simulator(scenario: s, condition: .field).simulate(points: points, seed: seed)
+            for (a, b) in zip(ideal, field) {
+                // One value per (point, beacon): a window's readings share the spread and the body.
+                var seen = Set<Int>()
+                for (x, y) in zip(a.readings, b.readings) where seen.insert(x.beacon).inserted { diffs.append(y.rssi - x.rssi) }
+            }
+        }
+        let (_, sd) = stats(diffs)
+        // 1,600 beacon draws carry σ_b²'s sampling error, ±0.14 dB² for one standard error; 5 of them, in dB.
+        #expect(abs(sd * sd - 12) < 0.8, "variance \(sd * sd) dB²")
+        // And the venue the estimators get in the field carries it; the ideal one only what the scenario sets.
+        var configured = s
+        configured.radio.modelError = 2
+        #expect(Venue(s, condition: .ideal).radio.modelError == 0)
+        #expect(abs(Venue(s, condition: .field).radio.modelError - 12.0.squareRoot()) < 1e-12)
+        #expect(abs(Venue(configured, condition: .field).radio.modelError - 4) < 1e-12, "√(2² + 12)")
+        #expect(Venue(configured, condition: .ideal).radio.modelError == 2)
+    }
+
     @Test func theIdealConditionIgnoresTheImpairments() throws {
         let s = Self.hall(.realistic)
         let a = try Simulator(scenario: s, condition: .ideal).simulate(walk: s.walks[0], seed: 3)

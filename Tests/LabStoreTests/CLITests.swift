@@ -116,9 +116,12 @@ import LabScenarioIO
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(((parsed["global"] as? [String: Any])?["samples"] as? Int ?? 0) > 1000)
         // --apply stores the fit.
-        #expect(try indoorlab(["calibrate", file, "--apply"]).status == 0)
+        #expect(try indoorlab(["calibrate", file, "--per-beacon", "--apply"]).status == 0)
         let applied = try RecordingStore.read(path: file).venue.radio
         #expect(abs(applied.p0 - s.radio.p0) < 0.011 && abs(applied.exponent - s.radio.exponent) < 0.0011)
+        // With the split by scan window: σ within windows and the model error, as the printed block says.
+        #expect(abs(applied.sigma - s.radio.sigma) < 0.011 && abs(applied.modelError - s.radio.modelError) < 0.011)
+        #expect(yaml.contains("model_error: "))
     }
 
     /// The bundled recordings hold their baselines (the CI gate of this repository).

@@ -40,6 +40,56 @@ import LabEvaluation
         }
     }
 
+    /// The residuals split by scan window: readings drawn as the law, plus one N(0, σ_m²) draw per beacon and
+    /// window (what averaging does not remove), plus N(0, σ²) per reading. σ = 4 dB, σ_m = 3 dB, 10 readings per
+    /// window over 600 beacon-windows: each comes back within five standard errors (about 0.1 dB each), and
+    /// the radio fit carries σ within windows and the model error.
+    @Test func theResidualsSplitIntoNoiseWithinWindowsAndTheModelError() throws {
+        let sigma = 4.0, modelError = 3.0
+        let radio = RadioModel(p0: -59, exponent: 2, sigma: 0, scanWindow: 1)
+        let spots = [Point(3, 3), Point(12, 5), Point(7, 9)]
+        let venue = RecordedVenue(name: "v", bounds: Rect(minX: 0, minY: 0, maxX: 15, maxY: 12), radio: radio,
+                                  beacons: [RecordedBeacon(id: "A", position: Point(0, 0)), RecordedBeacon(id: "B", position: Point(15, 0)),
+                                            RecordedBeacon(id: "C", position: Point(15, 12)), RecordedBeacon(id: "D", position: Point(0, 12))])
+        let random = RandomSource(seed: 5)
+        var rssi: [RSSIReading] = [], truth: [TruthSample] = []
+        for w in 0..<150 {
+            let p = spots[w % spots.count], t0 = Double(w)
+            truth.append(TruthSample(t: t0 + 0.5, position: p, source: .survey))
+            for (b, beacon) in venue.beacons.enumerated() {
+                let mean = -59 - 20 * log10(p.distance(to: beacon.position)) + random.gaussian(sigma: modelError)
+                for k in 0..<10 { rssi.append(RSSIReading(beacon: b, t: t0 + 0.05 + 0.09 * Double(k), rssi: mean + random.gaussian(sigma: sigma))) }
+            }
+        }
+        rssi.sort { $0.t < $1.t }
+        let r = Recording(info: RecordingInfo(name: "x", source: .labCSV, venue: "v"), venue: venue, rssi: rssi, truth: truth)
+        let c = try Calibration(r, perBeacon: true)
+        let w = try #require(c.windowSplit)
+        #expect(w.groups == 600 && w.singleReadings == 0)
+        #expect(abs(w.withinSigma - sigma) < 0.15, "σ within \(w.withinSigma)")
+        #expect(abs(w.modelError - modelError) < 0.5, "σ_m \(w.modelError)")
+        #expect(abs(c.global.sigma - (sigma * sigma + modelError * modelError).squareRoot()) < 0.3, "the whole spread \(c.global.sigma)")
+        let fit = RadioFit(c, fittedOn: "x")
+        #expect(fit.sigma == w.withinSigma && fit.modelError == w.modelError)
+        #expect(fit.applied(to: venue).radio.modelError == w.modelError)
+
+        // One reading per beacon and window: the split cannot be seen, and the fit keeps the whole spread as σ.
+        let single = Recording(info: r.info, venue: venue, rssi: rssi.filter { ($0.t - $0.t.rounded(.down)) < 0.1 }, truth: truth)
+        let c1 = try Calibration(single, perBeacon: true)
+        #expect(c1.windowSplit == nil)
+        #expect(RadioFit(c1, fittedOn: "x").sigma == c1.global.sigma && RadioFit(c1, fittedOn: "x").modelError == 0)
+    }
+
+    /// A recording of the ideal model (open-hall's walk: readings independent within and across windows) has no
+    /// model error to find: under 0.5 dB, and σ within windows is the scenario's.
+    @Test func anIdealRecordingHasNoModelError() throws {
+        let s = try scenario("open-hall")
+        let c = try Calibration(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
+        let w = try #require(c.windowSplit)
+        #expect(w.modelError < 0.5, "σ_m \(w.modelError)")
+        #expect(abs(w.withinSigma - s.radio.sigma) < 0.3, "σ within \(w.withinSigma)")
+    }
+
     @Test func perBeaconP0AndThreeDimensionalDistances() throws {
         // Beacon B is 2 m above a phone at 1 m and 3 dB stronger; noise-free readings along a line.
         var radio = RadioModel(p0: -60, exponent: 2.2, sigma: 0, scanWindow: 1)

@@ -19,6 +19,8 @@ import Testing
         ("UPDATE radio SET exponent = -1", "radio.exponent: expected a positive path-loss exponent, found -1"),
         ("UPDATE radio SET sigma = -2", "radio.sigma: expected σ ≥ 0 dB, found -2"),
         ("UPDATE radio SET p0 = 1e999", "radio.p0: expected a finite RSSI at 1 m, found inf"),
+        ("UPDATE radio SET model_error = -1", "radio.model_error: expected a model error ≥ 0 dB, found -1"),
+        ("UPDATE radio SET model_error = 'big'", "radio row 1 column model_error: expected a number, found text 'big'"),
         ("UPDATE recordings SET min_x = 100, max_x = 0", "recordings.bounds: expected min_x < max_x and min_y < max_y"),
         ("UPDATE rooms SET polygon = '[[0, 0], [nan, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
         ("UPDATE rooms SET polygon = '[[0, 0], [1e999, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
@@ -52,7 +54,10 @@ import Testing
     /// A recording from before the step table (schema v1) reads as one without a step detector; one with a
     /// migration this build does not know is refused as newer.
     @Test func anOlderSchemaReadsAndANewerOneIsRefused() throws {
-        let (dir, path) = try Self.tampered("DROP TABLE step_samples; DELETE FROM grdb_migrations WHERE identifier = 'v2'")
+        let (dir, path) = try Self.tampered("""
+            DROP TABLE step_samples; ALTER TABLE radio DROP COLUMN model_error;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v2', 'v3')
+            """)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let old = try RecordingStore.read(path: path)
         #expect(old.steps == nil && !old.rssi.isEmpty)
@@ -62,6 +67,30 @@ import Testing
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9')")
         }
         #expect(throws: InputError.self) { try RecordingStore.read(path: path) }
+    }
+
+    /// The radio model's error came with schema v3: a v2 recording reads with none, a v3 one with what it stores.
+    @Test func aRecordingFromBeforeTheModelErrorReadsWithNone() throws {
+        let (dir, path) = try Self.tampered("ALTER TABLE radio DROP COLUMN model_error; DELETE FROM grdb_migrations WHERE identifier = 'v3'")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let old = try RecordingStore.read(path: path)
+        #expect(old.venue.radio.modelError == 0 && old.steps.map { !$0.isEmpty } == true)
+        let (dir3, path3) = try Self.tampered("UPDATE radio SET model_error = 2.5")
+        defer { try? FileManager.default.removeItem(atPath: dir3) }
+        #expect(try RecordingStore.read(path: path3).venue.radio.modelError == 2.5)
+        // Storing a radio fit leaves a v2 recording at v2 unless it brings a model error; then it is migrated.
+        try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5)
+        #expect(try migrations(path) == ["v1", "v2"])
+        try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5, modelError: 3.25)
+        #expect(try migrations(path) == ["v1", "v2", "v3"])
+        let radio = try RecordingStore.read(path: path).venue.radio
+        #expect(radio.modelError == 3.25 && radio.sigma == 4.5 && radio.p0 == -60)
+    }
+
+    func migrations(_ path: String) throws -> [String] {
+        try RecordingStore.withDatabase(path: path, writable: false) { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        }
     }
 
     @Test func replayAndCalibrateExitTwoOnATamperedRecording() throws {
