@@ -41,8 +41,8 @@ public struct Venue: Sendable {
     /// The venue of `s` as estimators know it in `condition`: in the field, the radio model's error grows by what
     /// the impairments leave after averaging (``FieldImpairments/modelError``): their sizes, never their draws.
     public init(_ s: Scenario, condition: SimulationCondition = .ideal) {
-        self.init(name: s.name, bounds: s.bounds, radio: s.radio.withModelError(adding: condition.impairments(s.radio).modelError), beaconIDs: s.beacons.map(\.id),
-                  beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { s.radio.p0(beacon: $0.p0) },
+        self.init(name: s.name, bounds: s.bounds, radio: s.radio.withModelError(adding: condition.impairments(s.radio).modelError),
+                  beaconIDs: s.beacons.map(\.id), beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { s.radio.p0(beacon: $0.p0) },
                   beaconHeightOffset: s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) },
                   landmarks: s.landmarks, rooms: s.rooms, walls: s.walls)
     }

@@ -256,9 +256,11 @@ public struct Calibration: Sendable {
         let storedLoss = Dictionary(r.venue.walls.compactMap { w in w.material.map { ($0, w.loss) } }, uniquingKeysWith: { a, _ in a })
         // Materials too rarely crossed keep their stored loss: a known term, moved to the left-hand side.
         let kept = all.indices.filter { !fitted.contains($0) }.map { ($0, storedLoss[all[$0]] ?? 0) }
-        let y = samples.map { s in
-            s.rssi + s.fixedLoss + kept.reduce(0.0) { acc, m in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[m.0]) * m.1 }
+        // The loss of the walls `s` crosses whose materials (indices into `all`) have the given losses.
+        func loss(_ s: CalibrationSample, _ losses: [(Int, Double)]) -> Double {
+            losses.reduce(0.0) { acc, m in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[m.0]) * m.1 }
         }
+        let y = samples.map { s in s.rssi + s.fixedLoss + loss(s, kept) }
         if fitted.isEmpty {
             global = try PathLossFit.fit(x: samples.map(\.x), y: y)
         } else {
@@ -285,11 +287,10 @@ public struct Calibration: Sendable {
         // Residuals around the model as it would be stored: per-beacon P0 where fitted, walls as fitted.
         let p0 = Dictionary(uniqueKeysWithValues: beacons.map { ($0.id, $0.p0AtGlobalExponent) })
         let ids = r.venue.beacons.map(\.id)
-        let loss = materials.map { m in (all.firstIndex(of: m.material)!, m.loss) }
+        let fittedLoss = zip(fitted, materials.map(\.loss)).map { ($0, $1) }
         let residuals = samples.indices.map { i in
             let s = samples[i]
-            let walls = loss.reduce(0.0) { acc, m in acc + Double(s.crossings.isEmpty ? 0 : s.crossings[m.0]) * m.1 }
-            return y[i] - (p0[ids[s.beacon]] ?? global.p0) + global.exponent * s.x + walls
+            return y[i] - (p0[ids[s.beacon]] ?? global.p0) + global.exponent * s.x + loss(s, fittedLoss)
         }
         windowSplit = WindowSplit.measure(residuals: residuals, beacons: samples.map(\.beacon), windows: samples.map(\.window))
     }

@@ -421,41 +421,42 @@ public enum RecordingStore {
         }
     }
 
-    /// The numeric columns of each table, and which of them may be NULL. SQLite stores any value in any column;
-    /// GRDB reads text where a number belongs as 0, so each is checked by its stored type before loading.
+    /// The numeric columns of each table, which of them may be NULL, and the schema migration that made them (an
+    /// older recording has none of them). SQLite stores any value in any column; GRDB reads text where a number
+    /// belongs as 0, so each is checked by its stored type before loading.
     static let integerColumns: Set<String> = ["idx", "beacon", "frieze", "target", "major", "minor", "quantize"]
-    static let numericColumns: [(table: String, columns: [String], nullable: Set<String>)] = [
-        ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"]),
+    static let numericColumns: [(table: String, columns: [String], nullable: Set<String>, migration: String)] = [
+        ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"], "v1"),
         ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
-                   "correlation_distance", "receiver_height"], ["correlation_distance"]),
-        ("radio", ["model_error"], []),
-        ("beacons", ["idx", "major", "minor", "x", "y", "height", "p0"], ["major", "minor", "height", "p0"]),
-        ("landmarks", ["idx", "x", "y", "facing", "width"], ["facing"]),
-        ("rooms", ["idx"], []),
-        ("walls", ["idx", "x1", "y1", "x2", "y2", "loss"], []),
-        ("rssi_samples", ["t", "beacon", "rssi"], []),
-        ("heading_samples", ["t", "heading", "accuracy", "frieze", "target"], ["frieze", "target"]),
-        ("step_samples", ["t", "length", "heading", "length_accuracy", "heading_accuracy"], []),
-        ("ground_truth", ["t", "x", "y", "z"], ["z"]),
-        ("baselines", ["value", "tolerance"], []),
+                   "correlation_distance", "receiver_height"], ["correlation_distance"], "v1"),
+        ("radio", ["model_error"], [], "v3"),
+        ("beacons", ["idx", "major", "minor", "x", "y", "height", "p0"], ["major", "minor", "height", "p0"], "v1"),
+        ("landmarks", ["idx", "x", "y", "facing", "width"], ["facing"], "v1"),
+        ("rooms", ["idx"], [], "v1"),
+        ("walls", ["idx", "x1", "y1", "x2", "y2", "loss"], [], "v1"),
+        ("rssi_samples", ["t", "beacon", "rssi"], [], "v1"),
+        ("heading_samples", ["t", "heading", "accuracy", "frieze", "target"], ["frieze", "target"], "v1"),
+        ("step_samples", ["t", "length", "heading", "length_accuracy", "heading_accuracy"], [], "v2"),
+        ("ground_truth", ["t", "x", "y", "z"], ["z"], "v1"),
+        ("baselines", ["value", "tolerance"], [], "v1"),
     ]
 
-    /// Per table: its numeric columns, those that may be NULL, and the query for the first row holding a value of the wrong type in one
-    /// of them (built once).
-    static let columnTypeQueries: [(table: String, columns: [String], nullable: Set<String>, sql: String)] = numericColumns.map { table, columns, nullable in
+    /// Per table: its numeric columns, those that may be NULL, the migration that made them, and the query for the
+    /// first row holding a value of the wrong type in one of them (built once).
+    static let columnTypeQueries: [(table: String, columns: [String], nullable: Set<String>, migration: String, sql: String)] = numericColumns.map { table, columns, nullable, migration in
         let condition = columns.map { c in
             "typeof(\(c)) NOT IN ('integer'\(integerColumns.contains(c) ? "" : ", 'real'")\(nullable.contains(c) ? ", 'null'" : ""))"
         }.joined(separator: " OR ")
         let sql = "SELECT rowid, \(columns.map { "typeof(\($0)), quote(substr(\($0), 1, 40))" }.joined(separator: ", ")) FROM \(table) WHERE \(condition) LIMIT 1"
-        return (table, columns, nullable, sql)
+        return (table, columns, nullable, migration, sql)
     }
 
     /// The first value stored with the wrong type in a numeric column: its table, row and column.
     static func checkColumnTypes(_ db: Database, path: String) throws {
-        for (table, columns, nullable, sql) in columnTypeQueries {
+        let applied = Set(try Schema.migrator.appliedIdentifiers(db))
+        for (table, columns, nullable, migration, sql) in columnTypeQueries {
             // Tables and columns of later migrations are absent from older recordings.
-            if table == "step_samples", !(try db.tableExists(table)) { continue }
-            if columns == ["model_error"], !(try db.columns(in: table).contains { $0.name == "model_error" }) { continue }
+            guard applied.contains(migration) else { continue }
             guard let row = try Row.fetchOne(db, sql: sql) else { continue }
             let rowid: Int64 = row[0]
             for (k, c) in columns.enumerated() {
