@@ -60,16 +60,14 @@ public struct FieldImpairments: Sendable, Hashable, Codable {
     ///   into the device offset; what differs between beacons is its spread, L²·p·(1 − p).
     /// The device offset is common to all beacons (an unknown of its own, not a model error); outliers strike
     /// single advertisements, so the window's average shrinks them like the shadowing.
-    public var modelError: Double {
-        let p = bodyLoss > 0 ? min(max(bodyHalfAngle / 180, 0), 1) : 0
-        return (beaconP0Sigma * beaconP0Sigma + bodyLoss * bodyLoss * p * (1 - p)).squareRoot()
-    }
+    public var modelError: Double { (beaconP0Sigma * beaconP0Sigma + body.unknownHeadingVariance).squareRoot() }
 
     /// True when the body (walker heading `heading`, degrees) lies between the phone and a beacon whose
     /// bearing from the phone is `bearing`, degrees.
-    @inlinable public func bodyBlocks(heading: Double, bearing: Double) -> Bool {
-        bodyLoss > 0 && abs(Bearing.difference(bearing, heading + 180)) <= bodyHalfAngle
-    }
+    @inlinable public func bodyBlocks(heading: Double, bearing: Double) -> Bool { body.blocks(heading: heading, bearing: bearing) }
+
+    /// The body shadowing these impairments apply: what a tracker that knows the walker's heading allows for.
+    public var body: BodyShadowing { BodyShadowing(loss: bodyLoss, halfAngle: bodyHalfAngle) }
 }
 
 /// The two conditions every scenario runs in.

@@ -25,6 +25,10 @@ public struct Venue: Sendable {
     /// replay and the real protocols keep 0. Their fixes repeat for the same seed and the same sequence of
     /// phones (each phone's stream follows from the seed and how many phones came before it).
     public var seed: UInt64 = 0
+    /// The walker's body shadowing as estimators know it (its size, never the heading): in the field, the
+    /// impairments'; otherwise none. Trackers that know where the walker heads use it (``BodyShadowing``); for
+    /// everyone else it is part of ``RadioModel/modelError``.
+    public var body: BodyShadowing = .none
 
     public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
                 beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = [], walls: [Wall] = []) {
@@ -45,6 +49,7 @@ public struct Venue: Sendable {
                   beaconIDs: s.beacons.map(\.id), beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { s.radio.p0(beacon: $0.p0) },
                   beaconHeightOffset: s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) },
                   landmarks: s.landmarks, rooms: s.rooms, walls: s.walls)
+        body = condition.impairments(s.radio).body
     }
 
     public var beaconCount: Int { beaconPositions.count }

@@ -80,7 +80,7 @@ public struct Tournament: Sendable {
         let bound = CramerRaoBound.judging(condition, venue: venue, impairments: sim.impairments)
         return Tournament.evaluate(epochs: epochs(simulator: sim, seed: seed), venue: venue,
                                    estimators: estimators, scenario: condition.label(scenario.name), seed: seed, bound: bound,
-                                   posterior: PosteriorBound.judging(condition, venue: venue, impairments: sim.impairments))
+                                   posterior: PosteriorBound.judging(condition, venue: venue, impairments: sim.impairments, pdr: scenario.pdr))
     }
 
     /// Runs `estimators` over `epochs` (simulated or replayed) and judges every outcome against `bound`

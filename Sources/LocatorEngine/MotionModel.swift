@@ -77,24 +77,25 @@ extension MotionModel {
         s[0] += dt * s[2]; s[1] += dt * s[3]
     }
 
-    /// P ← F P Fᵀ + Q over `dt`, in place (row-major 5×5); δ's variance grows only when `offsetMoves` (a known δ
-    /// stays as it is).
-    public func predict(covariance P: inout [Double], dt: Double, offsetMoves: Bool = true) {
+    /// P ← F P Fᵀ + Q over `dt`, in place (row-major n×n, n ≥ 5: the model's five states first, any further
+    /// states static); δ's variance grows only when `offsetMoves` (a known δ stays as it is).
+    public func predict(covariance P: inout [Double], dt: Double, offsetMoves: Bool = true, n: Int = 5) {
         // F = I + dt·E, E moving velocity into position: rows, then columns 0 and 1 gain dt × rows/columns 2 and 3.
-        for j in 0..<5 { P[0 * 5 + j] += dt * P[2 * 5 + j]; P[1 * 5 + j] += dt * P[3 * 5 + j] }
-        for i in 0..<5 { P[i * 5 + 0] += dt * P[i * 5 + 2]; P[i * 5 + 1] += dt * P[i * 5 + 3] }
+        for j in 0..<n { P[0 * n + j] += dt * P[2 * n + j]; P[1 * n + j] += dt * P[3 * n + j] }
+        for i in 0..<n { P[i * n + 0] += dt * P[i * n + 2]; P[i * n + 1] += dt * P[i * n + 3] }
         let (pp, pv, vv, dd) = processNoise(dt: dt)
-        P[0] += pp; P[6] += pp
-        P[2] += pv; P[10] += pv; P[8] += pv; P[16] += pv
-        P[12] += vv; P[18] += vv
-        if offsetMoves { P[24] += dd }
+        P[0] += pp; P[n + 1] += pp
+        P[2] += pv; P[2 * n] += pv; P[n + 3] += pv; P[3 * n + 1] += pv
+        P[2 * n + 2] += vv; P[3 * n + 3] += vv
+        if offsetMoves { P[4 * n + 4] += dd }
     }
 
     /// P ← P over `dt` when the walker moved by reported steps (the step model, not constant velocity): the
     /// position gains each step's error — σ_L² along the step and (L·σ_θ)² across it, at the steps' stated
     /// accuracies with their bias and scale known — and the standing random walk; velocity no longer moves it
     /// (its own variance grows as in ``processNoise(dt:)``); δ's as in ``predict(covariance:dt:offsetMoves:)``.
-    public func predict(covariance P: inout [Double], steps: [StepReading], dt: Double, offsetMoves: Bool = true) {
+    /// Row-major n×n (n ≥ 5) as in ``predict(covariance:dt:offsetMoves:n:)``.
+    public func predict(covariance P: inout [Double], steps: [StepReading], dt: Double, offsetMoves: Bool = true, n: Int = 5) {
         let (_, _, vv, dd) = processNoise(dt: dt)
         let still = standingSigma * standingSigma * dt
         var xx = still, xy = 0.0, yy = still
@@ -104,8 +105,21 @@ extension MotionModel {
             let c = Covariance2(along: along, across: across, axis: Bearing.unitVector(st.heading))
             xx += c.xx; xy += c.xy; yy += c.yy
         }
-        P[0] += xx; P[1] += xy; P[5] += xy; P[6] += yy
-        P[12] += vv; P[18] += vv
-        if offsetMoves { P[24] += dd }
+        P[0] += xx; P[1] += xy; P[n] += xy; P[n + 1] += yy
+        P[2 * n + 2] += vv; P[3 * n + 3] += vv
+        if offsetMoves { P[4 * n + 4] += dd }
+    }
+
+    /// How the reported steps' displacement Σ ℓⱼ(1 − s)·u(θⱼ − b) moves with the compass bias b (per degree) and the
+    /// step-length scale error s (per unit), at b = s = 0: ∂/∂b = −Σ ℓⱼ·u′(θⱼ)·π/180 and ∂/∂s = −Σ ℓⱼ·u(θⱼ), with
+    /// u(θ) = (sin θ, cos θ) the compass unit vector.
+    public static func stepSensitivity(_ steps: [StepReading]) -> (bias: Point, scale: Point) {
+        var bias = Point.zero, scale = Point.zero
+        for st in steps {
+            let r = st.heading * .pi / 180
+            bias = bias - Point(cos(r), -sin(r)) * (st.length * .pi / 180)
+            scale = scale - Point(sin(r), cos(r)) * st.length
+        }
+        return (bias, scale)
     }
 }

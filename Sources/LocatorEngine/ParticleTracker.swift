@@ -13,7 +13,10 @@ import LabCore
 /// - is **weighed** by the scan's likelihood with the walls' losses (from a per-beacon loss grid) and its own δ:
 ///   each heard beacon's mean RSSI z against μ = P0 + δ − 10·n·log10 d − walls, with the heavy-tailed noise
 ///   (1 − ε)·N(0, s²) + ε·N(0, s² + s_o²), s² = σ²/k + σ_m² (k readings averaged, one under correlated
-///   shadowing; σ_m the model error: beacons off their calibration, the body);
+///   shadowing; σ_m the model error: beacons off their calibration, the body). When the scan brings steps and
+///   the venue knows the walker's ``Venue/body`` shadowing, each particle's walker faces the last step's heading
+///   less its compass bias, so the particle knows which beacons the body shadows (``BodyShadowing/Sector``): their
+///   means move by L·(q − p) and the body's share leaves σ_m;
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
 ///   size 1/Σw² falls below half the particles.
 ///
@@ -302,7 +305,16 @@ package final class ParticleTracker {
         let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
         let sigma2 = venue.radio.sigma * venue.radio.sigma
         let correlated = venue.radio.correlationDistance != nil
-        let eps = settings.outlierRate, modelSigma = max(settings.modelSigma, venue.radio.modelError), model2 = modelSigma * modelSigma
+        // The body: when the phone reported steps this scan, each particle's walker faces its last step's heading
+        // less the particle's compass bias, and the body's sector behind it is known (``BodyShadowing``); its
+        // unknown-heading share of the model error goes. Otherwise the heading is unknown and the body stays in the
+        // model error (its mean in δ).
+        let body = venue.body
+        let facing = body.isNone ? nil : o.steps?.last
+        let modelVariance = venue.radio.modelError * venue.radio.modelError - (facing != nil ? body.unknownHeadingVariance : 0)
+        let eps = settings.outlierRate, model2 = max(settings.modelSigma * settings.modelSigma, modelVariance)
+        let sector = body.sector(headingSigma: facing?.headingAccuracy ?? 0)
+        let facingRadians = (facing?.heading ?? 0) * .pi / 180
         let wide2 = settings.outlierScale * settings.outlierScale
         let m = o.beacons.count
         var best = -Double.infinity
@@ -322,11 +334,18 @@ package final class ParticleTracker {
                 guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
                 let cell = floorplan.cell(px[i], py[i])
                 let x = px[i], y = py[i], delta = pd[i]
+                let hx = facing == nil ? 0 : sin(facingRadians - pb[i]), hy = facing == nil ? 0 : cos(facingRadians - pb[i])
                 var ll = 0.0
                 for j in 0..<m {
                     let dx = x - bx[j], dy = y - by[j]
                     let d2 = max(dx * dx + dy * dy + bz2[j], 1e-4)
-                    let r = z[j] - delta + k * log(d2) + floorplan.loss(beacon: o.beacons[j].beacon, cell: cell)
+                    var r = z[j] - delta + k * log(d2) + floorplan.loss(beacon: o.beacons[j].beacon, cell: cell)
+                    if facing != nil {
+                        // (particle − beacon)·heading / distance: the cosine of the beacon's angle from the walker's back.
+                        let h = (dx * dx + dy * dy).squareRoot()
+                        let c = h > 1e-9 ? (dx * hx + dy * hy) / h : 0
+                        r += body.extraLoss(probability: sector.probability(cosineFromBack: c))
+                    }
                     let r2 = r * r
                     let a = -r2 * ha[j], b = -r2 * hb[j]
                     ll += b + log(ca[j] * exp(a - b) + cb[j])

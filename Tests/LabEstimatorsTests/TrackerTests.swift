@@ -168,6 +168,35 @@ import LocatorEngine
         }
     }
 
+    /// On field walks where the phone reports its steps, each particle's walker faces its last step (less the
+    /// particle's compass bias), so the particle filter knows which beacons the body shadows: over eight seeds on
+    /// each step-reporting venue it is closer to the truth than the same filter told nothing about the body (which
+    /// leaves it in the model error). Measured: RMSE 1.27 against 1.65 m (museum-gallery) and 1.21 against 1.34 m
+    /// (esoc-office); P75 1.17 against 1.35 m and 0.95 against 1.13 m. (Over three seeds museum-gallery's first
+    /// three walks went the other way: one seed's walks are too few to tell.)
+    @Test(arguments: ["museum-gallery", "esoc-office"])
+    func knowingWhereTheWalkerFacesHelpsTheParticleFilter(name: String) throws {
+        let scenario = try BundledScenarios.load(name)
+        var aware: [Double] = [], unaware: [Double] = []
+        for seed in 1...8 as ClosedRange<UInt64> {
+            let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
+                .filter { $0.walk != nil }
+            var venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
+            #expect(!venue.body.isNone)
+            for body in [venue.body, .none] {
+                venue.body = body
+                let results = Tournament.evaluate(epochs: epochs, venue: venue, estimators: [.particleFilter], scenario: name, seed: seed)
+                let errors = results.compactMap(\.error)
+                #expect(errors.count > 100)
+                if body.isNone { unaware += errors } else { aware += errors }
+            }
+        }
+        let rms = { (e: [Double]) in (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }
+        let p75 = { (e: [Double]) in SortedSample(e).quantile(0.75) }
+        #expect(rms(aware) < 0.95 * rms(unaware), "\(name): RMSE \(rms(aware)) m with the body, \(rms(unaware)) m without")
+        #expect(p75(aware) < 0.95 * p75(unaware), "\(name): P75 \(p75(aware)) m with the body, \(p75(unaware)) m without")
+    }
+
     /// The particle smoother: on a static test point (a track of one scan; the tournament fixes it scan by scan) it
     /// is the filter; on field walks with the
     /// phone's steps it is closer to the truth than the filter (RMSE over two seeds, both venues; 10 seeds gave

@@ -52,7 +52,7 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(crlb.bound(at: Point(a, 0), beacons: [(0, 1), (3, 1)]) == .infinity)
     }
 
-    @Test func theFieldBoundCountsTheBeaconSpreadAndTheTrackerBoundDoesNot() {
+    @Test func theFieldBoundsCountTheBeaconSpread() {
         // Four beacons on a square around p, offset known: with spread σ_b each beacon's k readings count as
         // k' = k / (1 + k·σ_b²/σ²), so the closed form 2a²/(b·k') holds with k' for k.
         let a = 5.0, sigma = 6.0, k = 10.0
@@ -73,11 +73,20 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let without = field.withoutBeaconSpread.information(at: p, beacons: counts.enumerated().map { ($0.offset, $0.element / (1 + $0.element * j * sb * sb)) })
         #expect(abs(with.xx - without.xx) < 1e-12 && abs(with.xy - without.xy) < 1e-12 && abs(with.yy - without.yy) < 1e-12)
         #expect(with.traceOfInverse > field.withoutBeaconSpread.information(at: p, beacons: counts.enumerated().map { ($0.offset, $0.element) }).traceOfInverse)
-        // A walk's posterior bound drops the spread (each beacon's ΔP0 is the same all walk long): its bounds are the
-        // same whether the snapshot bound it is built on has one or not.
+        // A walk's posterior bound carries each beacon's ΔP0 as a static state (the same all walk long). At the first
+        // scan, marginalising them gives exactly the snapshot's effective readings, with the walk's prior on the
+        // position and δ; all walk long the bound stays above the one of a tracker told every P0.
         let walk = (0..<5).map { t in (truth: Point(Double(t) - 2, 0.5), t: Double(t), beacons: (0..<4).map { (beacon: $0, readings: 8.0) },
                                        bearings: [(landmark: Point, sigmaDegrees: Double)]()) }
-        #expect(PosteriorBound(bound: field).bounds(walk: walk) == PosteriorBound(bound: field.withoutBeaconSpread).bounds(walk: walk))
+        let posterior = PosteriorBound(bound: field)
+        #expect(posterior.beaconSpread == sb && posterior.bound.beaconSpread == 0)
+        let withSpread = posterior.bounds(walk: walk), told = PosteriorBound(bound: field.withoutBeaconSpread).bounds(walk: walk)
+        var first = field.offsetInformation(at: walk[0].truth, beacons: walk[0].beacons)
+        first.offset += 1 / (PosteriorBound.defaultOffsetSigma * PosteriorBound.defaultOffsetSigma)
+        var expected = first.positionWithUnknownOffset
+        expected += FisherInformation(xx: 12 / (20 * 20), xy: 0, yy: 12 / (20 * 20))
+        #expect(abs(withSpread[0] - expected.traceOfInverse) < 1e-9 * expected.traceOfInverse, "\(withSpread[0]) vs \(expected.traceOfInverse)")
+        #expect(zip(withSpread, told).allSatisfy { $0 > $1 }, "\(withSpread) vs \(told)")
         #expect(CramerRaoBound.judging(.ideal, venue: venue, impairments: .realistic).beaconSpread == 0)
     }
 

@@ -78,6 +78,30 @@ import LocatorEngine
         #expect(withOffset.last! <= unknown.information(at: Point(6, 5), beacons: epochs[0].beacons).traceOfInverse)
     }
 
+    /// With a step detector the compass bias b and the step-length scale s are states of the bound: the reported
+    /// displacement Σ ℓ(1 − s)·u(θ − b) moves by −Σℓ·u′(θ)·π/180 per degree of b and −Σℓ·u(θ) per unit of s. A
+    /// walk east hearing little: the bound grows with either prior's σ; without the walks' detector it takes the
+    /// trackers' allowances.
+    @Test func theStepBiasAndScaleAreStatesOfTheBound() {
+        let east = StepReading(t: 1, length: 0.7, heading: 90, lengthAccuracy: 0.05, headingAccuracy: 8)
+        let g = MotionModel.stepSensitivity([east, east])
+        #expect(abs(g.scale.x + 1.4) < 1e-12 && abs(g.scale.y) < 1e-12)
+        #expect(abs(g.bias.x) < 1e-12 && abs(g.bias.y - 1.4 * .pi / 180) < 1e-12, "a larger bias: truly more to the north")
+        let walk = (0..<12).map { k in (truth: Point(2 + 1.4 * Double(k), 7), t: Double(k), beacons: [(beacon: 0, readings: 1.0), (1, 1), (2, 1), (3, 1)],
+                                        bearings: [(landmark: Point, sigmaDegrees: Double)]()) }
+        let steps: [[StepReading]?] = (0..<12).map { $0 == 0 ? [] : [east, east] }
+        func mean(bias: Double, scale: Double) -> Double {
+            let b = PosteriorBound(bound: CramerRaoBound(venue: Self.venue), pdr: PDRModel(scaleSigma: scale, biasSigma: bias, biasDrift: 0))
+                .bounds(walk: walk, steps: steps)
+            return b.reduce(0, +) / Double(b.count)
+        }
+        let told = mean(bias: 0, scale: 0)
+        #expect(mean(bias: 10, scale: 0) > 1.02 * told && mean(bias: 0, scale: 0.1) > 1.02 * told)
+        #expect(mean(bias: 20, scale: 0.05) > mean(bias: 10, scale: 0.05))
+        let defaults = PosteriorBound(bound: CramerRaoBound(venue: Self.venue))
+        #expect(defaults.stepBiasSigma == MotionModel().stepBiasSigma && defaults.stepScaleSigma == MotionModel().stepScaleError)
+    }
+
     /// In the tournament every walk epoch carries the bound and grid epochs do not.
     @Test func tournamentWalkEpochsCarryTheBound() throws {
         let s = try LabScenarioIOFixtures.museum()
