@@ -62,10 +62,6 @@ public struct FieldImpairments: Sendable, Hashable, Codable {
     /// single advertisements, so the window's average shrinks them like the shadowing.
     public var modelError: Double { (beaconP0Sigma * beaconP0Sigma + body.unknownHeadingVariance).squareRoot() }
 
-    /// True when the body (walker heading `heading`, degrees) lies between the phone and a beacon whose
-    /// bearing from the phone is `bearing`, degrees.
-    @inlinable public func bodyBlocks(heading: Double, bearing: Double) -> Bool { body.blocks(heading: heading, bearing: bearing) }
-
     /// The body shadowing these impairments apply: what a tracker that knows the walker's heading allows for.
     public var body: BodyShadowing { BodyShadowing(loss: bodyLoss, halfAngle: bodyHalfAngle) }
 }

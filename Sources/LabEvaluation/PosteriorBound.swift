@@ -102,10 +102,11 @@ public struct PosteriorBound: Sendable {
                 guard !P.isEmpty else { out.append(.infinity); continue }
                 let dt = max(e.t - epochs[k - 1].t, 0)
                 if let reported = steps?[k] {
-                    predict(&P, n: n, steps: reported, stepState: stepState!, dt: dt, offsetMoves: !known)
+                    motion.predict(covariance: &P, steps: reported, dt: dt, offsetMoves: !known, n: n,
+                                   detector: stepState.map { ($0, stepBiasDrift) })
                 } else {
                     motion.predict(covariance: &P, dt: dt, offsetMoves: !known, n: n)
-                    if let i = stepState { P[i * n + i] += stepBiasDrift * stepBiasDrift * dt }
+                    if let i = stepState { P[i * n + i] += stepBiasDrift * stepBiasDrift * dt }   // the bias drifts all the same
                 }
                 guard let information = SmallMatrix.inverse(P, n: n) else { out.append(.infinity); P = []; continue }
                 J = information
@@ -117,24 +118,6 @@ public struct PosteriorBound: Sendable {
             out.append(covariance[0] + covariance[n + 1])
         }
         return out
-    }
-
-    /// P ← F P Fᵀ + Q for a move by reported steps: the motion model's step noise, and the position's dependence on
-    /// the compass bias and the step scale (F's entries from ``MotionModel/stepSensitivity(_:)``); the bias drifts.
-    private func predict(_ P: inout [Double], n: Int, steps: [StepReading], stepState i: Int, dt: Double, offsetMoves: Bool) {
-        let g = MotionModel.stepSensitivity(steps)
-        let s = i + 1
-        // Rows 0 and 1 of F·P, then columns 0 and 1 of (F·P)·Fᵀ.
-        for j in 0..<n {
-            P[j] += g.bias.x * P[i * n + j] + g.scale.x * P[s * n + j]
-            P[n + j] += g.bias.y * P[i * n + j] + g.scale.y * P[s * n + j]
-        }
-        for r in 0..<n {
-            P[r * n] += g.bias.x * P[r * n + i] + g.scale.x * P[r * n + s]
-            P[r * n + 1] += g.bias.y * P[r * n + i] + g.scale.y * P[r * n + s]
-        }
-        motion.predict(covariance: &P, steps: steps, dt: dt, offsetMoves: offsetMoves, n: n)
-        P[i * n + i] += stepBiasDrift * stepBiasDrift * dt
     }
 
     /// J += one epoch's information: its readings' about (x, y, δ) — and each beacon's ΔP0 when `spreadBase` says

@@ -85,7 +85,7 @@ public struct Tournament: Sendable {
 
     /// Runs `estimators` over `epochs` (simulated or replayed) and judges every outcome against `bound`
     /// (default: the ideal bound of the venue), and walk epochs against `posterior` too (default: the same
-    /// bound's, ``PosteriorBound/init(bound:offsetSigma:motion:)``). Results come epoch by epoch, estimators in the
+    /// bound's, ``PosteriorBound/init(bound:offsetSigma:motion:pdr:)``). Results come epoch by epoch, estimators in the
     /// given order.
     ///
     /// Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass):

@@ -107,8 +107,8 @@ public struct Simulator: Sendable {
                 let f = phone.impairments
                 mean += phone.offset + phone.beaconShifts[i]
                 // The bearing (an atan2) is only worth computing when there is a body loss to apply.
-                if f.bodyLoss > 0, let h = phone.heading, f.bodyBlocks(heading: h, bearing: Bearing.degrees(from: p, to: pathLoss.beaconPosition(i))) {
-                    mean -= f.bodyLoss
+                if !f.body.isNone, let h = phone.heading, f.body.blocks(heading: h, bearing: Bearing.degrees(from: p, to: pathLoss.beaconPosition(i))) {
+                    mean -= f.body.loss
                 }
                 outlierRate = f.outlierRate; outlierScale = f.outlierScale
             }

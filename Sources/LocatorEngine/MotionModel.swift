@@ -90,12 +90,29 @@ extension MotionModel {
         if offsetMoves { P[4 * n + 4] += dd }
     }
 
-    /// P ← P over `dt` when the walker moved by reported steps (the step model, not constant velocity): the
+    /// P ← F P Fᵀ + Q over `dt` when the walker moved by reported steps (the step model, not constant velocity): the
     /// position gains each step's error — σ_L² along the step and (L·σ_θ)² across it, at the steps' stated
-    /// accuracies with their bias and scale known — and the standing random walk; velocity no longer moves it
-    /// (its own variance grows as in ``processNoise(dt:)``); δ's as in ``predict(covariance:dt:offsetMoves:)``.
-    /// Row-major n×n (n ≥ 5) as in ``predict(covariance:dt:offsetMoves:n:)``.
-    public func predict(covariance P: inout [Double], steps: [StepReading], dt: Double, offsetMoves: Bool = true, n: Int = 5) {
+    /// accuracies — and the standing random walk; velocity no longer moves it (its own variance grows as in
+    /// ``processNoise(dt:)``); δ's as in ``predict(covariance:dt:offsetMoves:n:)``. Row-major n×n (n ≥ 5).
+    ///
+    /// With `detector`, the step detector's compass bias b (degrees) and step-length scale error s are states at
+    /// `detector.index` and the next: the position then moves with them as ``stepSensitivity(_:)`` says (F couples
+    /// rows 0 and 1 to b and s), and b drifts by `detector.biasDrift` degrees per √s. Without, they are known.
+    public func predict(covariance P: inout [Double], steps: [StepReading], dt: Double, offsetMoves: Bool = true, n: Int = 5,
+                        detector: (index: Int, biasDrift: Double)? = nil) {
+        if let (i, _) = detector {
+            let g = MotionModel.stepSensitivity(steps)
+            let s = i + 1
+            // Rows 0 and 1 of F·P (rows b and s unchanged), then columns 0 and 1 of (F·P)·Fᵀ.
+            for j in 0..<n {
+                P[j] += g.bias.x * P[i * n + j] + g.scale.x * P[s * n + j]
+                P[n + j] += g.bias.y * P[i * n + j] + g.scale.y * P[s * n + j]
+            }
+            for r in 0..<n {
+                P[r * n] += g.bias.x * P[r * n + i] + g.scale.x * P[r * n + s]
+                P[r * n + 1] += g.bias.y * P[r * n + i] + g.scale.y * P[r * n + s]
+            }
+        }
         let (_, _, vv, dd) = processNoise(dt: dt)
         let still = standingSigma * standingSigma * dt
         var xx = still, xy = 0.0, yy = still
@@ -108,17 +125,19 @@ extension MotionModel {
         P[0] += xx; P[1] += xy; P[n] += xy; P[n + 1] += yy
         P[2 * n + 2] += vv; P[3 * n + 3] += vv
         if offsetMoves { P[4 * n + 4] += dd }
+        if let (i, drift) = detector { P[i * n + i] += drift * drift * dt }
     }
 
     /// How the reported steps' displacement Σ ℓⱼ(1 − s)·u(θⱼ − b) moves with the compass bias b (per degree) and the
-    /// step-length scale error s (per unit), at b = s = 0: ∂/∂b = −Σ ℓⱼ·u′(θⱼ)·π/180 and ∂/∂s = −Σ ℓⱼ·u(θⱼ), with
-    /// u(θ) = (sin θ, cos θ) the compass unit vector.
+    /// step-length scale error s (per unit), linearised at b = s = 0 with the reported θⱼ and ℓⱼ: ∂/∂b =
+    /// −Σ ℓⱼ·u′(θⱼ)·π/180 and ∂/∂s = −Σ ℓⱼ·u(θⱼ), with u(θ) = (sin θ, cos θ) the compass unit vector and
+    /// u′(θ) = u(θ + 90°). (At the truth the Jacobian is turned by the true bias and shrunk by 1 − s: a few
+    /// percent for a 10° bias and a 5% scale error.)
     public static func stepSensitivity(_ steps: [StepReading]) -> (bias: Point, scale: Point) {
         var bias = Point.zero, scale = Point.zero
         for st in steps {
-            let r = st.heading * .pi / 180
-            bias = bias - Point(cos(r), -sin(r)) * (st.length * .pi / 180)
-            scale = scale - Point(sin(r), cos(r)) * st.length
+            bias = bias - Bearing.unitVector(st.heading + 90) * (st.length * .pi / 180)
+            scale = scale - Bearing.unitVector(st.heading) * st.length
         }
         return (bias, scale)
     }

@@ -27,6 +27,40 @@ import LocatorEngine
         #expect(StatePrior(x: 0, y: 0, delta: 0, covariance: Symmetric3(xx: 1, xy: 1, xd: 0, yy: 1, yd: 0, dd: 1)) == nil, "singular")
     }
 
+    /// The step model's prediction with the detector's bias and scale as states is F·P·Fᵀ + Q with F the identity
+    /// but for rows 0 and 1, which gain the steps' sensitivity to b and s (``MotionModel/stepSensitivity(_:)``): held
+    /// against the dense product on a 9×9 covariance (five motion states, b, s, two more). Q is what the prediction
+    /// adds to a zero covariance.
+    @Test func theStepPredictionCouplesThePositionToTheBiasAndScale() {
+        let n = 9
+        let motion = MotionModel()
+        let steps = [StepReading(t: 0.5, length: 0.72, heading: 37, lengthAccuracy: 0.05, headingAccuracy: 8),
+                     StepReading(t: 1.0, length: 0.69, heading: 52, lengthAccuracy: 0.05, headingAccuracy: 8)]
+        var A = [Double](repeating: 0, count: n * n)
+        for i in 0..<n * n { A[i] = sin(Double(i) * 1.7 + 0.3) }
+        var P = [Double](repeating: 0, count: n * n)
+        for i in 0..<n { for j in 0..<n { for k in 0..<n { P[i * n + j] += A[i * n + k] * A[j * n + k] } }; P[i * n + i] += 1 }
+        var Q = [Double](repeating: 0, count: n * n)
+        motion.predict(covariance: &Q, steps: steps, dt: 1, n: n, detector: (5, 0.3))
+        var F = [Double](repeating: 0, count: n * n)
+        for i in 0..<n { F[i * n + i] = 1 }
+        let g = MotionModel.stepSensitivity(steps)
+        F[5] = g.bias.x; F[6] = g.scale.x; F[n + 5] = g.bias.y; F[n + 6] = g.scale.y
+        var expected = Q
+        for i in 0..<n { for j in 0..<n { for a in 0..<n { for b in 0..<n { expected[i * n + j] += F[i * n + a] * P[a * n + b] * F[j * n + b] } } } }
+        var predicted = P
+        motion.predict(covariance: &predicted, steps: steps, dt: 1, n: n, detector: (5, 0.3))
+        #expect(zip(predicted, expected).allSatisfy { abs($0 - $1) < 1e-12 * max(1, abs($1)) })
+        #expect(abs(Q[5 * n + 5] - 0.09) < 1e-15 && Q[6 * n + 6] == 0, "b drifts 0.3°/√s, s stays")
+        // Without the detector the position block is the 5×5 model's, whatever the matrix's size.
+        var small = [Double](repeating: 0, count: 25), large = [Double](repeating: 0, count: n * n)
+        for i in 0..<5 { for j in 0..<5 { small[i * 5 + j] = P[i * n + j]; large[i * n + j] = P[i * n + j] } }
+        motion.predict(covariance: &small, steps: steps, dt: 1)
+        motion.predict(covariance: &large, steps: steps, dt: 1, n: n)
+        motion.predict(covariance: &small, dt: 0.5); motion.predict(covariance: &large, dt: 0.5, n: n)
+        #expect((0..<5).allSatisfy { i in (0..<5).allSatisfy { j in abs(small[i * 5 + j] - large[i * n + j]) < 1e-12 } })
+    }
+
     @Test func smallMatrixInverseInverts() throws {
         var r = TestRandom(9)
         let a = (0..<25).map { _ in r.uniform(-1, 1) }.enumerated().map { $0.offset % 6 == 0 ? $0.element + 4 : $0.element }

@@ -78,6 +78,13 @@ import LabScenarioIO
             let mean = (0..<3600).map { sector.probability(cosineFromBack: cosine(Double($0) / 10)) }.reduce(0, +) / 3600
             #expect(abs(mean - body.share) < 0.02, "\(mean)")
         }
+        // The sharp sector is the simulator's: away from its ±2° edge, a beacon is shadowed exactly when `blocks` says.
+        for angle in stride(from: 0.0, to: 360, by: 1) where abs(abs(Bearing.difference(angle, 180)) - 60) > 2 {
+            // The walker heads north (0°); the beacon's bearing from the phone is `angle`, so its angle from the back is
+            // its difference from 180°.
+            let c = cosine(Bearing.difference(angle, 180))
+            #expect((sharp.probability(cosineFromBack: c) == 1) == body.blocks(heading: 0, bearing: angle), "\(angle)°")
+        }
         #expect(abs(body.extraLoss(probability: 1) - 4) < 1e-12 && abs(body.extraLoss(probability: 0) + 2) < 1e-12)
         #expect(abs(body.extraLoss(probability: body.share)) < 1e-12)
     }
