@@ -29,6 +29,11 @@ public struct Venue: Sendable {
     /// impairments'; otherwise none. Trackers that know where the walker heads use it (``BodyShadowing``); for
     /// everyone else it is part of ``RadioModel/modelError``.
     public var body: BodyShadowing = .none
+    /// σ of each beacon's P0 error, dB, as estimators know it (its size, never the draws): in the field, the
+    /// impairments' beacon spread (``FieldImpairments/beaconP0Sigma``); otherwise 0. The error is static, so a
+    /// tracker that sees a beacon from many places can learn it (the particle filter does); for everyone else it is
+    /// part of ``RadioModel/modelError``.
+    public var beaconSpread = 0.0
 
     public init(name: String, bounds: Rect, radio: RadioModel, beaconIDs: [String], beaconPositions: [Point],
                 beaconP0: [Double], beaconHeightOffset: [Double], landmarks: [Landmark] = [], rooms: [Room] = [], walls: [Wall] = []) {
@@ -49,7 +54,9 @@ public struct Venue: Sendable {
                   beaconIDs: s.beacons.map(\.id), beaconPositions: s.beacons.map(\.position), beaconP0: s.beacons.map { s.radio.p0(beacon: $0.p0) },
                   beaconHeightOffset: s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) },
                   landmarks: s.landmarks, rooms: s.rooms, walls: s.walls)
-        body = condition.impairments(s.radio).body
+        let field = condition.impairments(s.radio)
+        body = field.body
+        beaconSpread = field.beaconP0Sigma
     }
 
     public var beaconCount: Int { beaconPositions.count }

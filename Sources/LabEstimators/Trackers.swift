@@ -56,7 +56,13 @@ public final class ParticleSmootherEstimator: PositionEstimator {
     /// How many later scans each fix waits for.
     public static let lag = 10
     let tracker: ParticleTracker
-    public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
+    /// Offline, with the field's likelihood (``ParticleTracker/Settings/fieldModel``): the live filter does not
+    /// use it yet (docs/tracking.md says why).
+    public init(venue: Venue) {
+        var settings = ParticleTracker.Settings()
+        settings.fieldModel = true
+        tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
+    }
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
     public func startDevice() { tracker.startDevice() }
     public func startTrack() { tracker.startTrack() }

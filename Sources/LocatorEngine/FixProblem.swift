@@ -455,17 +455,11 @@ package struct FixModel {
         residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0) + (statePrior != nil ? unknowns : 0)
     }
 
-    @inline(__always) static func normalCDF(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
-    @inline(__always) static func normalPDF(_ z: Double) -> Double { exp(-0.5 * z * z) / (2 * Double.pi).squareRoot() }
-
-    /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ:
-    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α), α = (S − μ)/σ. Beyond 6σ above the sensitivity, (μ, 1).
+    /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
+    /// (``TruncatedNormal/heardMean(_:sensitivity:sigma:)``); (μ, 1) unless the heard means are truncated.
     @inline(__always) func heardMean(_ mu: Double) -> (m: Double, slope: Double) {
         guard truncated else { return (mu, 1) }
-        let a = min((sensitivity - mu) / sigma, 30)
-        guard a > -6 else { return (mu, 1) }
-        let lambda = FixModel.normalPDF(a) / max(0.5 * erfc(a / 2.0.squareRoot()), 1e-300)
-        return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
+        return TruncatedNormal.heardMean(mu, sensitivity: sensitivity, sigma: sigma)
     }
 
     /// The censored term c at (x, y, δ): its residual and dr/dμ (μ the beacon's mean RSSI).
@@ -475,10 +469,10 @@ package struct FixModel {
         let wallLoss = walls?.loss(from: Point(cx[c], cy[c]), to: Point(x, y)) ?? 0
         let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
         let z = (sensitivity - mu) / sigma
-        let miss = max(packetLoss + (1 - packetLoss) * FixModel.normalCDF(z), 1e-300)
+        let miss = max(packetLoss + (1 - packetLoss) * TruncatedNormal.cdf(z), 1e-300)
         let r = (-2 * cmissed[c] * log(miss)).squareRoot()
         // r² = −2k ln m  ⇒  dr/dμ = (k/(r·m))·(1 − loss)·φ(z)/σ
-        let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * FixModel.normalPDF(z) / (r * miss * sigma) : 0
+        let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * TruncatedNormal.pdf(z) / (r * miss * sigma) : 0
         return (r, dr, dx, dy, d2)
     }
 

@@ -7,6 +7,8 @@ import LabCore
 /// - walkable: inside a room (anywhere in the bounds when the venue has no rooms), at the cell's centre;
 /// - wall loss per beacon: ``WallIndex/loss(from:to:)`` from the cell's centre (piecewise constant, as the loss
 ///   itself is);
+/// - attenuation per beacon: the path loss from the cell's centre, 10·n·log10 d (3-D) plus the wall loss, for
+///   the filter's beacons not heard, whose detection probability is smooth enough for the cell's resolution;
 /// - walls per cell (a uniform-grid spatial index): a step is tested only against the walls near it.
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
@@ -16,6 +18,8 @@ package struct FloorplanIndex: Sendable {
     let walkable: [UInt8]
     /// [beacon × cells + cell]: wall loss between the cell's centre and the beacon, dB.
     let losses: [Float]
+    /// [beacon × cells + cell]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB.
+    let attenuations: [Float]
     /// Wall indices per cell of the coarse wall grid, and that grid's size.
     let wallCells: [[Int32]]
     let wallCell: Double
@@ -42,7 +46,15 @@ package struct FloorplanIndex: Sendable {
         walkable = walk
         walls = venue.walls
         hasWalls = !venue.walls.isEmpty
-        losses = venue.walls.isEmpty ? [] : venue.beaconPositions.flatMap { b in centres.map { Float(venue.walls.loss(from: b, to: $0)) } }
+        let wallLosses = venue.walls.isEmpty ? [] : venue.beaconPositions.flatMap { b in centres.map { Float(venue.walls.loss(from: b, to: $0)) } }
+        losses = wallLosses
+        let k = 5 * venue.radio.exponent / log(10.0), count = centres.count
+        attenuations = venue.beaconPositions.indices.flatMap { b in
+            centres.indices.map { c in
+                let dx = centres[c].x - venue.beaconPositions[b].x, dy = centres[c].y - venue.beaconPositions[b].y, dz = venue.beaconHeightOffset[b]
+                return Float(k * log(max(dx * dx + dy * dy + dz * dz, 1e-4)) + (wallLosses.isEmpty ? 0 : Double(wallLosses[b * count + c])))
+            }
+        }
         wallCell = max(2, max(bounds.width, bounds.height) / 64)
         wx = max(1, Int((bounds.width / wallCell).rounded(.up))); wy = max(1, Int((bounds.height / wallCell).rounded(.up)))
         var cells = [[Int32]](repeating: [], count: wx * wy)
@@ -57,6 +69,33 @@ package struct FloorplanIndex: Sendable {
 
     @inline(__always) static func clampIndex(_ v: Double, _ n: Int) -> Int { v.isNaN ? 0 : Int(min(max(v, 0), Double(n - 1))) }
 
+    /// The grid's geometry alone (no arrays), for inner loops: ``Cells/cell(_:_:)`` is ``cell(_:_:)``.
+    package struct Cells: Sendable {
+        let minX, minY, inverseSize: Double
+        let nx, ny: Int
+        @inline(__always) package func cell(_ x: Double, _ y: Double) -> Int {
+            FloorplanIndex.clampIndex((y - minY) * inverseSize, ny) * nx + FloorplanIndex.clampIndex((x - minX) * inverseSize, nx)
+        }
+    }
+
+    /// ``isWalkable(_:_:)`` over a pointer to the grid, valid inside ``withWalkable(_:)``.
+    package struct Walkable {
+        let cells: Cells
+        let minX, minY, maxX, maxY: Double
+        let grid: UnsafePointer<UInt8>
+        @inline(__always) package func contains(_ x: Double, _ y: Double) -> Bool {
+            x >= minX && x <= maxX && y >= minY && y <= maxY && grid[cells.cell(x, y)] != 0
+        }
+    }
+
+    package func withWalkable<R>(_ body: (Walkable) -> R) -> R {
+        walkable.withUnsafeBufferPointer { w in
+            body(Walkable(cells: cells, minX: bounds.minX, minY: bounds.minY, maxX: bounds.maxX, maxY: bounds.maxY, grid: w.baseAddress!))
+        }
+    }
+
+    package var cells: Cells { Cells(minX: bounds.minX, minY: bounds.minY, inverseSize: 1 / cellSize, nx: nx, ny: ny) }
+
     /// The grid cell holding `p` (clamped into the bounds).
     @inline(__always) package func cell(_ x: Double, _ y: Double) -> Int {
         Self.clampIndex((y - bounds.minY) / cellSize, ny) * nx + Self.clampIndex((x - bounds.minX) / cellSize, nx)
@@ -66,6 +105,15 @@ package struct FloorplanIndex: Sendable {
     @inline(__always) package func isWalkable(_ x: Double, _ y: Double) -> Bool {
         x >= bounds.minX && x <= bounds.maxX && y >= bounds.minY && y <= bounds.maxY && walkable[cell(x, y)] != 0
     }
+
+    /// Calls `body` with the wall-loss and attenuation grids as pointers (wall loss nil when the venue has no walls),
+    /// indexed [beacon × ``cellCount`` + cell]: for inner loops that should not touch the arrays per lookup.
+    package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>) -> R) -> R {
+        losses.withUnsafeBufferPointer { l in attenuations.withUnsafeBufferPointer { a in body(hasWalls ? l.baseAddress : nil, a.baseAddress!) } }
+    }
+
+    package var cellCount: Int { nx * ny }
+
 
     /// Wall loss between beacon `b` and the cell `cell`, dB.
     @inline(__always) package func loss(beacon b: Int, cell: Int) -> Double { hasWalls ? Double(losses[b * nx * ny + cell]) : 0 }

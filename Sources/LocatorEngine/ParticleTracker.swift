@@ -36,6 +36,11 @@ package final class ParticleTracker {
         /// Outlier rate ε and extra scale s_o (dB) of the likelihood's heavy tail.
         package var outlierRate = 0.05
         package var outlierScale = 10.0
+        /// The field's likelihood (docs/tracking.md, "The particle smoother's field model"): each beacon's P0 error
+        /// learned along the track (when the venue has a ``Venue/beaconSpread``), the heard means truncated at the
+        /// sensitivity, whether each beacon was heard or missed, and the walker facing where it last went while it
+        /// stands. Off: each scan's beacons are weighed as independent readings with the model error.
+        package var fieldModel = false
         package init() {}
     }
 
@@ -46,10 +51,19 @@ package final class ParticleTracker {
     let n: Int
     // Particles, structure of arrays.
     private let px, py, pvx, pvy, pd, pw, pb: UnsafeMutablePointer<Double>
-    /// Where each particle's walker faced on its last step this scan (unit vector: sin, cos of the heading), for the
-    /// body (``weigh(_:)``); written by ``predict(steps:dt:)``, read before the next resampling.
+    /// Where each particle's walker faces (unit vector: sin, cos of the heading), for the body (``weigh(_:)``): along
+    /// the particle's own last step (``predict(steps:dt:)``), kept while the walker stands.
     private let fx, fy: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
+    /// Each beacon's P0 error as each particle has learned it (``Venue/beaconSpread``; nil when the venue has none),
+    /// `beacons` per particle, one particle after another: the mean of a Gaussian whose variance is the same for
+    /// every particle (it depends on how often the beacon was heard, not where) and kept once, in `spreadVariance`.
+    /// The errors are linear in the readings given a particle's track, so each particle updates its own by a Kalman
+    /// step (Rao–Blackwellisation: the particles carry the track, the Gaussians the beacons).
+    private let spreadMean, spreadScratch, spreadVariance: UnsafeMutablePointer<Double>?
+    private let beacons: Int
+    /// How far above its mean a beacon's strongest reading in a scan window lies, dB (``weigh(_:)``).
+    private let detectionLift: Double
     /// The particles resampling keeps, reused every time.
     private let chosen: UnsafeMutablePointer<Int>
     private var rng = TrackerRandom(seed: 0)
@@ -60,6 +74,8 @@ package final class ParticleTracker {
     /// Whether this track's particles have their compass bias yet: drawn at the first steps, so that a phone
     /// without a step detector takes the same random draws as before steps existed.
     private var biasDrawn = false
+    /// Whether this track's particles know where the walker faces: since the phone reported its first step.
+    private var facingKnown = false
     /// The position this track last reported: the next report is kept in sight of it (no wall between).
     private var reported: Point?
     /// When set, every step appends what an offline smoother needs (``Snapshot``; nil for a step without a fix):
@@ -78,10 +94,20 @@ package final class ParticleTracker {
         scratch = block + 6 * n; pb = block + 7 * n; fx = block + 8 * n; fy = block + 9 * n
         chosen = .allocate(capacity: n)
         chosen.initialize(repeating: 0, count: n)
+        beacons = venue.beaconCount
+        let readings = venue.radio.correlationDistance != nil ? 1 : Double(venue.radio.advertisementsPerWindow) * (1 - venue.radio.packetLoss)
+        detectionLift = venue.radio.sigma * TruncatedNormal.expectedMaximum(of: readings)
+        if settings.fieldModel && venue.beaconSpread > 0 {
+            let spread = UnsafeMutablePointer<Double>.allocate(capacity: (2 * n + 1) * beacons)
+            spread.initialize(repeating: 0, count: (2 * n + 1) * beacons)
+            spreadMean = spread; spreadScratch = spread + n * beacons; spreadVariance = spread + 2 * n * beacons
+        } else {
+            spreadMean = nil; spreadScratch = nil; spreadVariance = nil
+        }
         startDevice()
     }
 
-    deinit { px.deallocate(); chosen.deallocate() }
+    deinit { px.deallocate(); chosen.deallocate(); spreadMean?.deallocate() }
 
     /// A new phone: its own random stream, no track, nothing known about its offset.
     package func startDevice() {
@@ -240,7 +266,11 @@ package final class ParticleTracker {
             pw[i] = 1 / Double(n)
         }
         isTracking = true
-        biasDrawn = false
+        biasDrawn = false; facingKnown = false
+        if let spreadMean, let spreadVariance {   // the beacons' errors are learned afresh on every track
+            spreadMean.update(repeating: 0, count: n * beacons)
+            spreadVariance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
+        }
         return nil
     }
 
@@ -271,24 +301,29 @@ package final class ParticleTracker {
         let still = m.standingSigma * dt.squareRoot()
         let biasDrift = m.stepBiasDrift * .pi / 180 * dt.squareRoot()
         let drift = m.processNoise(dt: dt).offset.squareRoot()
+        if !steps.isEmpty { facingKnown = true }
         if !biasDrawn {
             for i in 0..<n { pb[i] = m.stepBiasSigma * .pi / 180 * rng.gaussian() }
             biasDrawn = true
         }
-        // Each step's length σ (its own and the scale error) and heading σ, once for every particle.
+        // Each step's length σ (its own and the scale error), heading σ (radians) and heading's sine and cosine, once
+        // for every particle.
         let count = steps.count
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * max(count, 1)) { buffer in
-            let lengthSigma = buffer.baseAddress!, headingSigma = lengthSigma + count
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * max(count, 1)) { buffer in
+            let lengthSigma = buffer.baseAddress!, headingSigma = lengthSigma + count, stepSine = lengthSigma + 2 * count, stepCosine = lengthSigma + 3 * count
             for (k, st) in steps.enumerated() {
                 lengthSigma[k] = (st.lengthAccuracy * st.lengthAccuracy + m.stepScaleError * m.stepScaleError * st.length * st.length).squareRoot()
-                headingSigma[k] = max(st.headingAccuracy, 1)
+                headingSigma[k] = max(st.headingAccuracy, 1) * .pi / 180
+                stepSine[k] = sin(st.heading * .pi / 180); stepCosine[k] = cos(st.heading * .pi / 180)
             }
+            floorplan.withWalkable { walkable in
             for i in 0..<n where pw[i] > 0 {
                 var x = px[i], y = py[i]
                 for (k, st) in steps.enumerated() {
                     let length = st.length + lengthSigma[k] * rng.gaussian()
-                    let heading = (st.heading + headingSigma[k] * rng.gaussian()) * .pi / 180 - pb[i]
-                    let sine = sin(heading), cosine = cos(heading)
+                    // The particle's heading is the step's, turned by its draw of the heading error less its compass bias: a
+                    // small angle, so its sine and cosine come from their series, and the step's own once for all.
+                    let (sine, cosine) = Self.turned(stepSine[k], stepCosine[k], by: headingSigma[k] * rng.gaussian() - pb[i])
                     x += max(length, 0) * sine; y += max(length, 0) * cosine
                     fx[i] = sine; fy[i] = cosine
                 }
@@ -296,78 +331,176 @@ package final class ParticleTracker {
                 if dt > 0 { pvx[i] = (x - px[i]) / dt; pvy[i] = (y - py[i]) / dt }
                 pb[i] += biasDrift * rng.gaussian()
                 pd[i] += drift * rng.gaussian()
-                if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
+                if !walkable.contains(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
                 px[i] = x; py[i] = y
+            }
             }
         }
     }
 
-    /// Multiplies each weight by the scan's likelihood at the particle.
+    /// (sin, cos) of θ + ε from θ's (sin, cos): ε's by their series to ε⁷ and ε⁸ when |ε| ≤ 0.5 (error under 10⁻⁷),
+    /// by `sin` and `cos` otherwise.
+    @inline(__always) static func turned(_ sine: Double, _ cosine: Double, by e: Double) -> (Double, Double) {
+        let se: Double, ce: Double
+        if abs(e) <= 0.5 {
+            let e2 = e * e
+            se = e * (1 - e2 / 6 * (1 - e2 / 20 * (1 - e2 / 42)))
+            ce = 1 - e2 / 2 * (1 - e2 / 12 * (1 - e2 / 30 * (1 - e2 / 56)))
+        } else {
+            se = sin(e); ce = cos(e)
+        }
+        return (sine * ce + cosine * se, cosine * ce - sine * se)
+    }
+
+    /// Multiplies each weight by the scan's likelihood at the particle: per heard beacon, its mean reading and that it
+    /// was heard; per beacon in the venue not heard, that it was missed.
     ///
-    /// Per beacon, with a = −r²/(2s²) and b = −r²/(2S²), S² = s² + s_o² (so b ≥ a), the mixture's log density is
-    /// b + ln((1 − ε)/s · e^(a − b) + ε/S) up to a constant: one exp and one log per term.
+    /// - The mean of a heard beacon's readings: a reading counts only when it clears the sensitivity S, so against
+    ///   the particle's mean μ the heard readings average μ + σ·λ((S − μ)/σ) (``TruncatedNormal``). With
+    ///   a = −r²/(2s²) and b = −r²/(2S²), S² = s² + s_o² (so b ≥ a), the heavy-tailed mixture's log density is
+    ///   b + ln((1 − ε)/s · e^(a − b) + ε/S) up to a constant: one exp and one log per term.
+    /// - Heard or missed, once per scan window: a beacon is heard when its strongest reading clears S. The strongest
+    ///   of K′ = K·(1 − loss) readings lies about e·σ above their mean (``TruncatedNormal/expectedMaximum(of:)``)
+    ///   with a spread of about σ/2 (σ under correlated shadowing, where a window's readings move together), to
+    ///   which the model error and the beacon's learned error add: P(heard) = 1 − Φ((S − μ − e·σ)/σ_e). A missed
+    ///   beacon the particle would surely hear weighs it down — what keeps a weak phone that hears two beacons from
+    ///   being placed far from the rest. Beacons too far from every particle to matter are skipped.
     private func weigh(_ o: Observation) {
         let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
-        let sigma2 = venue.radio.sigma * venue.radio.sigma
+        let sigma = venue.radio.sigma, sigma2 = sigma * sigma, inverseSigma = 1 / sigma
         let correlated = venue.radio.correlationDistance != nil
-        // The body: when the phone reported steps this scan, each particle's walker faces along the particle's own
-        // last step (its heading as drawn in ``predict(steps:dt:)``, less the particle's compass bias), and the
-        // body's sector behind it is known (``BodyShadowing``); its unknown-heading share of the model error goes.
-        // Otherwise the heading is unknown and the body stays in the model error (its mean in δ).
+        let sensitivity = venue.radio.sensitivity
+        // The body: when the phone has a step detector and has reported a step in this track, each particle's walker
+        // faces along the particle's own last step (its heading as drawn in ``predict(steps:dt:)``, less the
+        // particle's compass bias; a walker standing still faces where it last went), and the body's sector behind
+        // it is known (``BodyShadowing``); its unknown-heading share of the model error goes. Otherwise the heading
+        // is unknown and the body stays in the model error (its mean in δ).
         let body = venue.body
-        let facing = body.isNone ? nil : o.steps?.last
-        let modelVariance = venue.radio.modelError * venue.radio.modelError - (facing != nil ? body.unknownHeadingVariance : 0)
+        let facing = !body.isNone && o.steps != nil && (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true))
+        let field = settings.fieldModel
+        // The beacons' P0 errors, when learned, leave the model error too: their variance is in `spreadVariance`.
+        let spread = spreadMean != nil ? venue.beaconSpread * venue.beaconSpread : 0
+        let modelVariance = venue.radio.modelError * venue.radio.modelError - (facing ? body.unknownHeadingVariance : 0) - spread
         let eps = settings.outlierRate, model2 = max(settings.modelSigma * settings.modelSigma, modelVariance)
         // Nearly sharp (the least blur, ±2°): each particle's heading is its own draw of the step's, so the step's σ is
         // in the draws, not in the edge.
         let sector = body.sector(headingSigma: 0)
         let outer2 = sector.outer * sector.outer
         let wide2 = settings.outlierScale * settings.outlierScale
+        // Detection: the strongest reading's lift above the mean and its spread.
+        let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
+        let tables = TruncatedNormal.lookup
+        var deltaMax = -Double.infinity
+        if field { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         let m = o.beacons.count
+        var heard = BeaconSet()
+        for b in o.beacons { heard.insert(b.beacon) }
+        var u = 0
+        if field { for beacon in 0..<beacons where !heard.contains(beacon) { u += 1 } }
         var best = -Double.infinity
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(m, 1)) { indices in
-            withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 * max(m, 1)) { buffer in
+        let cells = floorplan.cellCount, grid = floorplan.cells
+        floorplan.withGrids { losses, attenuations in
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: max(m + u, 1)) { indices in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 12 * max(m + u, 1)) { buffer in
                 let t = buffer.baseAddress!, index = indices.baseAddress!
-                // Per heard beacon: position, height², reading minus P0, 1/(2s²), 1/(2S²), (1 − ε)/s, ε/S; and its index.
-                let bx = t, by = t + m, bz2 = t + 2 * m, z = t + 3 * m, ha = t + 4 * m, hb = t + 5 * m, ca = t + 6 * m, cb = t + 7 * m
+                // Per beacon, heard ones first (m), then missed ones (u): position, height², its index; heard: the reading
+                // minus P0, 1/(2s²), 1/(2S²), (1 − ε)/s, ε/S, where s² is the reading's variance and, when the beacon's
+                // P0 error is learned, that error's variance v; the Kalman gain v/s² of that error; the reading's own
+                // variance s² − v; the sensitivity less the reading. Both: 1/σ_e for detection; missed: −P0 and the
+                // squared distance beyond which no particle would hear it.
+                let all = m + u
+                let bx = t, by = t + all, bz2 = t + 2 * all, invDetect = t + 3 * all
+                let z = t + 4 * all, ha = t + 5 * all, hb = t + 6 * all, ca = t + 7 * all, cb = t + 8 * all
+                let gain = t + 9 * all, own = t + 10 * all, gap = t + 11 * all
+                // For missed beacons z holds S − P0 − lift and gap the far limit (their heard-only slots are unused).
                 for (j, b) in o.beacons.enumerated() {
                     index[j] = b.beacon
                     let c = venue.beaconPositions[b.beacon], dz = venue.beaconHeightOffset[b.beacon]
                     bx[j] = c.x; by[j] = c.y; bz2[j] = dz * dz
                     z[j] = b.rssi - venue.beaconP0[b.beacon]
-                    let s2 = sigma2 / (correlated ? 1 : Double(max(b.count, 1))) + model2, w2 = s2 + wide2
+                    gap[j] = sensitivity - b.rssi
+                    own[j] = sigma2 / (correlated ? 1 : Double(max(b.count, 1))) + model2
+                    let v = spreadVariance?[b.beacon] ?? 0
+                    let s2 = own[j] + v, w2 = s2 + wide2
+                    gain[j] = v / s2
                     ha[j] = 0.5 / s2; hb[j] = 0.5 / w2
                     ca[j] = (1 - eps) / s2.squareRoot(); cb[j] = eps / w2.squareRoot()
+                    invDetect[j] = 1 / (maximum2 + model2 + v).squareRoot()
+                }
+                var j = m
+                for beacon in 0..<beacons where u > 0 && !heard.contains(beacon) {
+                    defer { j += 1 }
+                    index[j] = beacon
+                    let c = venue.beaconPositions[beacon], dz = venue.beaconHeightOffset[beacon]
+                    bx[j] = c.x; by[j] = c.y; bz2[j] = dz * dz
+                    let v = spreadVariance?[beacon] ?? 0, spreadOfMean = (maximum2 + model2 + v).squareRoot()
+                    invDetect[j] = 1 / spreadOfMean
+                    z[j] = sensitivity - venue.beaconP0[beacon] - lift
+                    // Beyond this distance even the strongest δ, with the beacon's error 3σ and the detection spread 2.5σ_e
+                    // in its favour, leaves P(missed) above 0.994: the term (ln P, under 0.006) is skipped.
+                    gap[j] = exp((2.5 * spreadOfMean + 3 * v.squareRoot() + deltaMax - z[j]) / k)
                 }
                 for i in 0..<n {
                     guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
-                    let cell = floorplan.cell(px[i], py[i])
+                    let cell = grid.cell(px[i], py[i])
                     let x = px[i], y = py[i], delta = pd[i]
                     let hx = fx[i], hy = fy[i]
-                    var ll = 0.0
+                    var learned: UnsafeMutablePointer<Double>?
+                    if let spreadMean { learned = spreadMean + i * beacons }
+                    /// The body's loss on beacon offset (dx, dy) from the particle, horizontal distance² h2.
+                    @inline(__always) func bodyLoss(_ dx: Double, _ dy: Double, _ h2: Double) -> Double {
+                        // c = (particle − beacon)·heading / distance, the cosine of the beacon's angle from the walker's
+                        // back; beyond the sector's outer edge (c ≤ outer > 0, tested without the square root) q = 0.
+                        let along = dx * hx + dy * hy
+                        var q = 0.0
+                        if sector.outer <= 0 || (along > 0 && along * along > outer2 * h2) {
+                            q = sector.probability(cosineFromBack: h2 > 1e-18 ? along / h2.squareRoot() : 0)
+                        }
+                        return body.extraLoss(probability: q)
+                    }
+                    var ll = 0.0, product = 1.0
                     for j in 0..<m {
                         let dx = x - bx[j], dy = y - by[j]
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
-                        var r = z[j] - delta + k * log(d2) + floorplan.loss(beacon: index[j], cell: cell)
-                        if facing != nil {
-                            // c = (particle − beacon)·heading / distance, the cosine of the beacon's angle from the walker's
-                            // back; beyond the sector's outer edge (c ≤ outer > 0, tested without the square root) q = 0.
-                            let along = dx * hx + dy * hy
-                            var q = 0.0
-                            if sector.outer <= 0 || (along > 0 && along * along > outer2 * h2) {
-                                q = sector.probability(cosineFromBack: h2 > 1e-18 ? along / h2.squareRoot() : 0)
-                            }
-                            r += body.extraLoss(probability: q)
+                        // r = reading − μ, μ = P0 + δ − k·ln d² − walls − body + the beacon's learned error
+                        var r = z[j] - delta + k * log(d2) + (losses.map { Double($0[index[j] * cells + cell]) } ?? 0)
+                        if facing { r += bodyLoss(dx, dy, h2) }
+                        if let learned { r -= learned[index[j]] }
+                        if field {
+                            ll += tables.logSurvival((gap[j] + r - lift) * invDetect[j])   // heard
+                            let alpha = (gap[j] + r) * inverseSigma
+                            if alpha > -6 { r -= sigma * tables.hazard(alpha) }
                         }
                         let r2 = r * r
                         let a = -r2 * ha[j], b = -r2 * hb[j]
-                        ll += b + log(ca[j] * exp(a - b) + cb[j])
+                        let inlier = ca[j] * exp(a - b), mixture = inlier + cb[j]
+                        // ln of the mixtures' product, taken once per particle: each lies in [ε/S, (1 − ε)/s + ε/S], so the
+                        // product of a scan's (at most a few dozen) stays far inside the doubles' range.
+                        ll += b; product *= mixture
+                        // The beacon's error learns from the reading as far as the reading is not an outlier.
+                        if let learned { learned[index[j]] += gain[j] * r * (inlier / mixture) }
                     }
+                    for j in m..<all {
+                        let dx = x - bx[j], dy = y - by[j]
+                        let h2 = dx * dx + dy * dy
+                        let d2 = max(h2 + bz2[j], 1e-4)
+                        guard d2 < gap[j] else { continue }
+                        // (S − lift − μ)/σ_e: P(missed) = Φ of it; the path loss from the particle's cell's centre.
+                        var g = z[j] - delta + Double(attenuations[index[j] * cells + cell])
+                        if facing { g += bodyLoss(dx, dy, h2) }
+                        if let learned { g -= learned[index[j]] }
+                        ll += tables.logSurvival(-g * invDetect[j])
+                    }
+                    ll += log(product)
                     scratch[i] = ll
                     best = max(best, ll)
                 }
+                if let spreadVariance {
+                    for j in 0..<m { spreadVariance[index[j]] *= own[j] / (own[j] + spreadVariance[index[j]]) }
+                }
             }
+        }
         }
         guard best.isFinite else { return }
         for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
@@ -461,9 +594,13 @@ package final class ParticleTracker {
             chosen[i] = j
             u += step
         }
-        for field in [px, py, pvx, pvy, pd, pb] {
+        for field in [px, py, pvx, pvy, pd, pb, fx, fy] {
             for i in 0..<n { scratch[i] = field[chosen[i]] }
             field.update(from: scratch, count: n)
+        }
+        if let spreadMean, let spreadScratch {
+            for i in 0..<n { (spreadScratch + i * beacons).update(from: spreadMean + chosen[i] * beacons, count: beacons) }
+            spreadMean.update(from: spreadScratch, count: n * beacons)
         }
         for i in 0..<n { pw[i] = step }
         return true

@@ -1,0 +1,82 @@
+import Foundation
+
+/// The normal distribution cut at a threshold, as a receiver's sensitivity cuts RSSI: one home for its maths.
+///
+/// A reading of mean μ and σ is heard only when it clears the sensitivity S, so the mean of the heard readings is
+/// μ + σ·λ(α), α = (S − μ)/σ, with λ the normal hazard φ(α)/(1 − Φ(α)) (the inverse Mills ratio): a weak phone
+/// hears a far beacon only when the noise lifts it, so the heard mean sits above the law's.
+package enum TruncatedNormal {
+    @inline(__always) package static func cdf(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
+    @inline(__always) package static func pdf(_ z: Double) -> Double { exp(-0.5 * z * z) / (2 * Double.pi).squareRoot() }
+
+    /// λ(α) = φ(α)/(1 − Φ(α)), exactly (one erfc and one exp); α at most 30.
+    @inline(__always) package static func hazard(_ a: Double) -> Double {
+        let a = min(a, 30)
+        return pdf(a) / max(0.5 * erfc(a / 2.0.squareRoot()), 1e-300)
+    }
+
+    /// The mean of the readings that clear `sensitivity` when their law's mean is `mu`, and its derivative in μ:
+    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α). Beyond 6σ above the sensitivity, (μ, 1).
+    @inline(__always) package static func heardMean(_ mu: Double, sensitivity: Double, sigma: Double) -> (m: Double, slope: Double) {
+        let a = min((sensitivity - mu) / sigma, 30)
+        guard a > -6 else { return (mu, 1) }
+        let lambda = hazard(a)
+        return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
+    }
+
+    /// λ(α) and ln(1 − Φ(α)) from tables, for inner loops that evaluate them per particle and beacon: λ linear
+    /// between points 1/64 apart on [−6, 8] (its asymptotic series beyond, 0 below), within 2·10⁻⁵ (relative) of
+    /// ``hazard(_:)``; ln(1 − Φ) on [−8, 8] (ln φ − ln λ beyond, 0 below), within 10⁻⁴. Made once for the
+    /// process (``lookup``); ln Φ(α) is `logSurvival(−α)`.
+    package struct Lookup: @unchecked Sendable {
+        private static let scale = 64.0, hazardStart = -6.0, survivalStart = -8.0
+        private let hazards: UnsafeMutablePointer<Double>, survivals: UnsafeMutablePointer<Double>
+        private let hazardLast: Double, survivalLast: Double
+
+        fileprivate init() {
+            let h = 14 * 64 + 1, s = 16 * 64 + 1
+            hazards = .allocate(capacity: h); survivals = .allocate(capacity: s)
+            for i in 0..<h { hazards[i] = TruncatedNormal.hazard(Self.hazardStart + Double(i) / Self.scale) }
+            for i in 0..<s { survivals[i] = Foundation.log(0.5 * erfc((Self.survivalStart + Double(i) / Self.scale) / 2.0.squareRoot())) }
+            hazardLast = Double(h - 1); survivalLast = Double(s - 1)
+        }
+
+        /// λ's asymptotic series, α + 1/α − 2/α³ + 10/α⁵ − 74/α⁷ (relative error under 10⁻⁶ from α = 8).
+        @inline(__always) static func hazardBeyond(_ a: Double) -> Double {
+            let i = 1 / a, i2 = i * i
+            return a + i * (1 - i2 * (2 - i2 * (10 - 74 * i2)))
+        }
+
+        @inline(__always) package func hazard(_ a: Double) -> Double {
+            guard a > Self.hazardStart else { return 0 }
+            let u = (a - Self.hazardStart) * Self.scale
+            guard u < hazardLast else { return Self.hazardBeyond(a) }
+            let i = Int(u), f = u - Double(i)
+            return hazards[i] + f * (hazards[i + 1] - hazards[i])
+        }
+
+        @inline(__always) package func logSurvival(_ a: Double) -> Double {
+            guard a > Self.survivalStart else { return 0 }
+            let u = (a - Self.survivalStart) * Self.scale
+            guard u < survivalLast else { return -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Self.hazardBeyond(a)) }
+            let i = Int(u), f = u - Double(i)
+            return survivals[i] + f * (survivals[i + 1] - survivals[i])
+        }
+    }
+
+    /// The tables, made on first use and kept for the process.
+    package static let lookup = Lookup()
+
+    /// Φ⁻¹(p) for 0 < p < 1, by bisection (for set-up, not inner loops).
+    package static func quantile(_ p: Double) -> Double {
+        var lo = -40.0, hi = 40.0
+        for _ in 0..<80 { let mid = 0.5 * (lo + hi); if cdf(mid) < p { lo = mid } else { hi = mid } }
+        return 0.5 * (lo + hi)
+    }
+
+    /// Where the strongest of `count` independent standard normal readings lies on average (Blom's approximation
+    /// Φ⁻¹((K − 0.375)/(K + 0.25))); 0 for one reading or fewer.
+    package static func expectedMaximum(of count: Double) -> Double {
+        count > 1 ? quantile((count - 0.375) / (count + 0.25)) : 0
+    }
+}
