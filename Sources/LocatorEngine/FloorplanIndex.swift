@@ -69,7 +69,8 @@ package struct FloorplanIndex: Sendable {
 
     @inline(__always) static func clampIndex(_ v: Double, _ n: Int) -> Int { v.isNaN ? 0 : Int(min(max(v, 0), Double(n - 1))) }
 
-    /// The grid's geometry alone (no arrays), for inner loops: ``Cells/cell(_:_:)`` is ``cell(_:_:)``.
+    /// The grid's geometry alone (no arrays), for inner loops: ``Cells/cell(_:_:)`` is ``cell(_:_:)`` up to rounding
+    /// (it multiplies by the inverse cell size, so a point on a cell's edge may fall in the neighbour).
     package struct Cells: Sendable {
         let minX, minY, inverseSize: Double
         let nx, ny: Int

@@ -16,7 +16,10 @@ import LabCore
 ///   shadowing; σ_m the model error: beacons off their calibration, the body). When the scan brings steps and
 ///   the venue knows the walker's ``Venue/body`` shadowing, each particle's walker faces along the particle's own
 ///   last step (drawn with the step's heading noise, less its compass bias), so the particle knows which beacons
-///   the body shadows (``BodyShadowing/Sector``): their means move by L·(q − p) and the body's share leaves σ_m;
+///   the body shadows (``BodyShadowing/Sector``): their means move by L·(q − p) and the body's share leaves σ_m.
+///   With ``Settings/fieldModel`` (the particle smoother's filter) the likelihood is the field's instead: heard
+///   means truncated at the sensitivity, heard and missed beacons, each beacon's P0 error learned, and the facing
+///   kept while the walker stands (``weigh(_:)``);
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
 ///   size 1/Σw² falls below half the particles.
 ///
@@ -62,6 +65,8 @@ package final class ParticleTracker {
     /// step (Rao–Blackwellisation: the particles carry the track, the Gaussians the beacons).
     private let spreadMean, spreadScratch, spreadVariance: UnsafeMutablePointer<Double>?
     private let beacons: Int
+    /// Which of the venue's beacons this scan heard (``weigh(_:)``, with the field's likelihood), reused.
+    private let heardFlags: UnsafeMutablePointer<Bool>
     /// How far above its mean a beacon's strongest reading in a scan window lies, dB (``weigh(_:)``).
     private let detectionLift: Double
     /// The particles resampling keeps, reused every time.
@@ -95,6 +100,8 @@ package final class ParticleTracker {
         chosen = .allocate(capacity: n)
         chosen.initialize(repeating: 0, count: n)
         beacons = venue.beaconCount
+        heardFlags = .allocate(capacity: max(beacons, 1))
+        heardFlags.initialize(repeating: false, count: max(beacons, 1))
         let readings = venue.radio.correlationDistance != nil ? 1 : Double(venue.radio.advertisementsPerWindow) * (1 - venue.radio.packetLoss)
         detectionLift = venue.radio.sigma * TruncatedNormal.expectedMaximum(of: readings)
         if settings.fieldModel && venue.beaconSpread > 0 {
@@ -107,7 +114,7 @@ package final class ParticleTracker {
         startDevice()
     }
 
-    deinit { px.deallocate(); chosen.deallocate(); spreadMean?.deallocate() }
+    deinit { px.deallocate(); chosen.deallocate(); spreadMean?.deallocate(); heardFlags.deallocate() }
 
     /// A new phone: its own random stream, no track, nothing known about its offset.
     package func startDevice() {
@@ -393,10 +400,12 @@ package final class ParticleTracker {
         var deltaMax = -Double.infinity
         if field { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         let m = o.beacons.count
-        var heard = BeaconSet()
-        for b in o.beacons { heard.insert(b.beacon) }
+        if field {
+            heardFlags.update(repeating: false, count: beacons)
+            for b in o.beacons { heardFlags[b.beacon] = true }
+        }
         var u = 0
-        if field { for beacon in 0..<beacons where !heard.contains(beacon) { u += 1 } }
+        if field { for beacon in 0..<beacons where !heardFlags[beacon] { u += 1 } }
         var best = -Double.infinity
         let cells = floorplan.cellCount, grid = floorplan.cells
         floorplan.withGrids { losses, attenuations in
@@ -406,8 +415,8 @@ package final class ParticleTracker {
                 // Per beacon, heard ones first (m), then missed ones (u): position, height², its index; heard: the reading
                 // minus P0, 1/(2s²), 1/(2S²), (1 − ε)/s, ε/S, where s² is the reading's variance and, when the beacon's
                 // P0 error is learned, that error's variance v; the Kalman gain v/s² of that error; the reading's own
-                // variance s² − v; the sensitivity less the reading. Both: 1/σ_e for detection; missed: −P0 and the
-                // squared distance beyond which no particle would hear it.
+                // variance s² − v; the sensitivity less the reading. Both: 1/σ_e for detection; missed: S − P0 − lift and
+                // the squared distance beyond which no particle would hear it.
                 let all = m + u
                 let bx = t, by = t + all, bz2 = t + 2 * all, invDetect = t + 3 * all
                 let z = t + 4 * all, ha = t + 5 * all, hb = t + 6 * all, ca = t + 7 * all, cb = t + 8 * all
@@ -428,7 +437,7 @@ package final class ParticleTracker {
                     invDetect[j] = 1 / (maximum2 + model2 + v).squareRoot()
                 }
                 var j = m
-                for beacon in 0..<beacons where u > 0 && !heard.contains(beacon) {
+                for beacon in 0..<beacons where u > 0 && !heardFlags[beacon] {
                     defer { j += 1 }
                     index[j] = beacon
                     let c = venue.beaconPositions[beacon], dz = venue.beaconHeightOffset[beacon]
@@ -478,6 +487,7 @@ package final class ParticleTracker {
                         // ln of the mixtures' product, taken once per particle: each lies in [ε/S, (1 − ε)/s + ε/S], so the
                         // product of a scan's (at most a few dozen) stays far inside the doubles' range.
                         ll += b; product *= mixture
+                        if product < 1e-200 { ll += log(product); product = 1 }   // a venue with very many beacons heard
                         // The beacon's error learns from the reading as far as the reading is not an outlier.
                         if let learned { learned[index[j]] += gain[j] * r * (inlier / mixture) }
                     }
@@ -486,7 +496,7 @@ package final class ParticleTracker {
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
                         guard d2 < gap[j] else { continue }
-                        // (S − lift − μ)/σ_e: P(missed) = Φ of it; the path loss from the particle's cell's centre.
+                        // g = S − lift − μ, P(missed) = Φ(g/σ_e); the path loss from the particle's cell's centre.
                         var g = z[j] - delta + Double(attenuations[index[j] * cells + cell])
                         if facing { g += bodyLoss(dx, dy, h2) }
                         if let learned { g -= learned[index[j]] }
