@@ -186,7 +186,9 @@ public struct Calibration: Sendable {
                 g.n += 1; g.sum += residuals[i]; g.sumSquares += residuals[i] * residuals[i]
                 groups[key] = g
             }
-            let pooled = groups.values.filter { $0.n >= 2 }
+            // Summed in the keys' order, not the dictionary's (which changes from run to run): the fit, and every
+            // estimator given it, must repeat to the last bit.
+            let pooled = groups.sorted { ($0.key.beacon, $0.key.window) < ($1.key.beacon, $1.key.window) }.map(\.value).filter { $0.n >= 2 }
             guard !pooled.isEmpty else { return nil }
             let within = pooled.reduce(0.0) { $0 + max($1.sumSquares - $1.sum * $1.sum / Double($1.n), 0) }
             let s2 = within / Double(pooled.reduce(0) { $0 + $1.n - 1 })
