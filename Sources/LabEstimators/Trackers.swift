@@ -51,7 +51,7 @@ public final class ParticleEstimator: PositionEstimator {
 /// each fix uses the scans up to ``lag`` after it). Scan by scan (``locate(_:)``) it is the filter.
 public final class ParticleSmootherEstimator: PositionEstimator {
     public static let name = "particle-smoother"
-    public static let summary = "tracker for offline replay: the particle filter, then a fixed-lag smoother over the particles' lineages (10 scans)"
+    public static let summary = "tracker for offline replay: the particle filter with the field's likelihood (sensitivity, heard and missed beacons, learned beacon errors), then a fixed-lag smoother over the particles' lineages (10 scans)"
     public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, offline: true)
     /// How many later scans each fix waits for.
     public static let lag = 10

@@ -7,8 +7,9 @@ import LabCore
 /// - walkable: inside a room (anywhere in the bounds when the venue has no rooms), at the cell's centre;
 /// - wall loss per beacon: ``WallIndex/loss(from:to:)`` from the cell's centre (piecewise constant, as the loss
 ///   itself is);
-/// - attenuation per beacon: the path loss from the cell's centre, 10·n·log10 d (3-D) plus the wall loss, for
-///   the filter's beacons not heard, whose detection probability is smooth enough for the cell's resolution;
+/// - attenuation per beacon (when asked for): the path loss from the cell's centre, 10·n·log10 d (3-D) plus the
+///   wall loss, for the filter's beacons not heard, whose detection probability is smooth enough for the cell's
+///   resolution;
 /// - walls per cell (a uniform-grid spatial index): a step is tested only against the walls near it.
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
@@ -18,7 +19,8 @@ package struct FloorplanIndex: Sendable {
     let walkable: [UInt8]
     /// [beacon × cells + cell]: wall loss between the cell's centre and the beacon, dB.
     let losses: [Float]
-    /// [beacon × cells + cell]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB.
+    /// [beacon × cells + cell]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB;
+    /// empty unless asked for.
     let attenuations: [Float]
     /// Wall indices per cell of the coarse wall grid, and that grid's size.
     let wallCells: [[Int32]]
@@ -27,8 +29,10 @@ package struct FloorplanIndex: Sendable {
     package let walls: WallIndex
     let hasWalls: Bool
 
-    /// - Parameter cellSize: the grid's cell, metres (at most 250,000 cells: larger venues get larger cells).
-    package init(venue: Venue, cellSize requested: Double = 0.25) {
+    /// - Parameters:
+    ///   - cellSize: the grid's cell, metres (at most 250,000 cells: larger venues get larger cells).
+    ///   - attenuations: also make the attenuation grid (a float per beacon and cell; the field's likelihood uses it).
+    package init(venue: Venue, cellSize requested: Double = 0.25, attenuations withAttenuations: Bool = false) {
         bounds = venue.bounds
         let area = max(bounds.width * bounds.height, 1e-6)
         cellSize = max(requested, (area / 250_000).squareRoot())
@@ -49,7 +53,7 @@ package struct FloorplanIndex: Sendable {
         let wallLosses = venue.walls.isEmpty ? [] : venue.beaconPositions.flatMap { b in centres.map { Float(venue.walls.loss(from: b, to: $0)) } }
         losses = wallLosses
         let k = 5 * venue.radio.exponent / log(10.0), count = centres.count
-        attenuations = venue.beaconPositions.indices.flatMap { b in
+        attenuations = !withAttenuations ? [] : venue.beaconPositions.indices.flatMap { b in
             centres.indices.map { c in
                 let dx = centres[c].x - venue.beaconPositions[b].x, dy = centres[c].y - venue.beaconPositions[b].y, dz = venue.beaconHeightOffset[b]
                 return Float(k * log(max(dx * dx + dy * dy + dz * dz, 1e-4)) + (wallLosses.isEmpty ? 0 : Double(wallLosses[b * count + c])))
@@ -107,17 +111,17 @@ package struct FloorplanIndex: Sendable {
         x >= bounds.minX && x <= bounds.maxX && y >= bounds.minY && y <= bounds.maxY && walkable[cell(x, y)] != 0
     }
 
-    /// Calls `body` with the wall-loss and attenuation grids as pointers (wall loss nil when the venue has no walls),
-    /// indexed [beacon × ``cellCount`` + cell]: for inner loops that should not touch the arrays per lookup.
-    package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>) -> R) -> R {
-        losses.withUnsafeBufferPointer { l in attenuations.withUnsafeBufferPointer { a in body(hasWalls ? l.baseAddress : nil, a.baseAddress!) } }
+    /// Whether the attenuation grid was made (``init(venue:cellSize:attenuations:)``).
+    package var hasAttenuations: Bool { !attenuations.isEmpty }
+
+    /// Calls `body` with the wall-loss and attenuation grids as pointers (nil when the venue has no walls, or the
+    /// attenuations were not made), indexed [beacon × ``cellCount`` + cell]: for inner loops that should not touch
+    /// the arrays per lookup.
+    package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>?) -> R) -> R {
+        losses.withUnsafeBufferPointer { l in attenuations.withUnsafeBufferPointer { a in body(hasWalls ? l.baseAddress : nil, a.baseAddress) } }
     }
 
     package var cellCount: Int { nx * ny }
-
-
-    /// Wall loss between beacon `b` and the cell `cell`, dB.
-    @inline(__always) package func loss(beacon b: Int, cell: Int) -> Double { hasWalls ? Double(losses[b * nx * ny + cell]) : 0 }
 
     /// True when the step p–q crosses a wall: tested against the walls of the coarse cells the step's box touches
     /// (long steps fall back to every wall).

@@ -39,7 +39,7 @@ package final class ParticleTracker {
         /// Outlier rate ε and extra scale s_o (dB) of the likelihood's heavy tail.
         package var outlierRate = 0.05
         package var outlierScale = 10.0
-        /// The field's likelihood (docs/tracking.md, "The particle smoother's field model"): each beacon's P0 error
+        /// The field's likelihood (docs/tracking.md, "The field's likelihood"): each beacon's P0 error
         /// learned along the track (when the venue has a ``Venue/beaconSpread``), the heard means truncated at the
         /// sensitivity, whether each beacon was heard or missed, and the walker facing where it last went while it
         /// stands. Off: each scan's beacons are weighed as independent readings with the model error.
@@ -90,7 +90,12 @@ package final class ParticleTracker {
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
         self.settings = settings
-        self.floorplan = floorplan ?? FloorplanIndex(venue: venue)
+        // The field's likelihood reads the attenuation grid; the live filter does not need it made.
+        if let floorplan, floorplan.hasAttenuations || !settings.fieldModel {
+            self.floorplan = floorplan
+        } else {
+            self.floorplan = FloorplanIndex(venue: venue, attenuations: settings.fieldModel)
+        }
         fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
         n = max(settings.particles, 1)
         let block = UnsafeMutablePointer<Double>.allocate(capacity: 10 * n)
@@ -497,7 +502,7 @@ package final class ParticleTracker {
                         let d2 = max(h2 + bz2[j], 1e-4)
                         guard d2 < gap[j] else { continue }
                         // g = S − lift − μ, P(missed) = Φ(g/σ_e); the path loss from the particle's cell's centre.
-                        var g = z[j] - delta + Double(attenuations[index[j] * cells + cell])
+                        var g = z[j] - delta + Double(attenuations![index[j] * cells + cell])   // made: fieldModel
                         if facing { g += bodyLoss(dx, dy, h2) }
                         if let learned { g -= learned[index[j]] }
                         ll += tables.logSurvival(-g * invDetect[j])
