@@ -20,16 +20,19 @@ internal import LocatorEngine
 ///
 /// **One scan or a stream.** ``locate(rssi:ranges:headings:)`` fixes one scan on its own (the tournament's best
 /// snapshot estimator, ``snapshotEstimatorName``). The stream — ``locations(from:)`` and ``currentLocation(at:)`` —
-/// **tracks** the walker (``estimatorName``, the tournament's winner): an iterated extended Kalman filter over the
-/// readings with a constant-velocity model and the phone's offset as a state, so each location also weighs the
-/// scans before it, and carries a velocity; the window's own fix stays available as ``Location/snapshot``.
+/// **tracks** the walker (``estimatorName``, the tournament's winner): a particle filter on the floorplan (1,000
+/// particles that cannot walk through walls, each with the phone's offset), weighed by each window's RSSI with the
+/// walls' losses, by which beacons were heard and which were missed (given ``PathLossModel/sensitivity``), and by
+/// ranges; moved by the phone's steps when the app feeds them (``StepSample``). Each location also weighs the scans
+/// before it and carries a velocity; the window's own fix stays available as ``Location/snapshot``. Its random draws
+/// come from the `seed` given at creation.
 ///
 /// Thread safety: every method may be called from any thread; calls are serialised internally (the
 /// solver keeps its workspace between fixes). For parallel throughput, make one locator per thread.
 public final class IndoorLocator: @unchecked Sendable {
     /// The name of the tournament's winner, the tracker the stream runs (`EstimatorRegistry.shippedTracker` in the
     /// lab).
-    public static let estimatorName = "ekf"
+    public static let estimatorName = "particle-filter"
     /// The name of the tournament's best snapshot estimator, the one-scan fix (`EstimatorRegistry.shipped` in the lab).
     public static let snapshotEstimatorName = "offset-learning"
 
@@ -46,7 +49,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     private let venue: Venue
     private let engine: OffsetFreeFit
-    private let tracker: KalmanTracker
+    private let tracker: ParticleTracker
     private let index: [BeaconIdentity: Int]
     /// iBeacon identities packed into integers: comparing them is much cheaper than hashing a UUID.
     private let packed: [PackedIBeacon?]
@@ -60,6 +63,8 @@ public final class IndoorLocator: @unchecked Sendable {
     private var ranged: [MeasuredRange] = []
     private var stream: [LocatorInput] = []
     private var newest = -Double.infinity
+    /// Whether the stream has had a step since the phone took over: then a scan window without steps means standing.
+    private var hasStepDetector = false
     /// The tracker's last step from the stream: asking again within the same scan window gives it back rather than
     /// counting the same measurements twice.
     private var lastTracked: (windowTime: Double, outcome: LocationOutcome)?
@@ -71,10 +76,12 @@ public final class IndoorLocator: @unchecked Sendable {
     ///   - rooms: the venue's rooms; a fix names the room it falls in.
     ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
     ///     beacons' bounding box grown by 10 m on each side.
+    ///   - seed: the stream's tracker draws random numbers (its particles) from this seed: the same seed and the same
+    ///     measurements give the same locations.
     /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, or a
     ///   value is not finite.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
-                walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil) throws {
+                walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil, seed: UInt64 = 0) throws {
         guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
         var index: [BeaconIdentity: Int] = [:]
         for (i, b) in beacons.enumerated() {
@@ -89,8 +96,12 @@ public final class IndoorLocator: @unchecked Sendable {
               pathLoss.scanWindow > 0, pathLoss.scanWindow.isFinite, pathLoss.measuredPower.isFinite,
               pathLoss.receiverHeight.isFinite, pathLoss.receiverHeight >= 0, pathLoss.sensitivity?.isFinite ?? true,
               pathLoss.modelError.isFinite, pathLoss.modelError >= 0,
-              pathLoss.correlationDistance.map({ $0 > 0 && $0.isFinite }) ?? true else {
-            throw LocatorError("pathLoss: exponent and scanWindow must be positive, shadowingSigma, receiverHeight and modelError ≥ 0, "
+              pathLoss.correlationDistance.map({ $0 > 0 && $0.isFinite }) ?? true,
+              pathLoss.advertisingInterval > 0, pathLoss.advertisingInterval.isFinite, pathLoss.packetLoss >= 0, pathLoss.packetLoss < 1,
+              pathLoss.beaconPowerSigma >= 0, pathLoss.beaconPowerSigma.isFinite, pathLoss.bodyLoss >= 0, pathLoss.bodyLoss.isFinite,
+              pathLoss.bodyHalfAngle > 0, pathLoss.bodyHalfAngle <= 180 else {
+            throw LocatorError("pathLoss: exponent, scanWindow and advertisingInterval must be positive, shadowingSigma, receiverHeight, "
+                               + "modelError, beaconPowerSigma and bodyLoss ≥ 0, packetLoss in [0, 1), bodyHalfAngle in (0, 180], "
                                + "correlationDistance > 0, all finite (sensitivity too, when given)")
         }
         for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
@@ -126,10 +137,11 @@ public final class IndoorLocator: @unchecked Sendable {
         observed.reserveCapacity(beacons.count)
         ranged.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
-                               sensitivity: pathLoss.sensitivity ?? -.infinity, scanWindow: pathLoss.scanWindow,
+                               sensitivity: pathLoss.sensitivity ?? -.infinity, advertisingInterval: pathLoss.advertisingInterval,
+                               scanWindow: pathLoss.scanWindow, packetLoss: pathLoss.packetLoss,
                                correlationDistance: pathLoss.correlationDistance, receiverHeight: pathLoss.receiverHeight,
                                modelError: pathLoss.modelError)
-        venue = Venue(name: "locator", bounds: bounds, radio: radio,
+        var venue = Venue(name: "locator", bounds: bounds, radio: radio,
                       beaconIDs: beacons.map(\.identity.description),
                       beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },
                       beaconP0: beacons.map { $0.measuredPower ?? pathLoss.measuredPower },
@@ -137,8 +149,12 @@ public final class IndoorLocator: @unchecked Sendable {
                       landmarks: friezes.map { Landmark(name: $0.name, kind: .frieze, position: Point($0.position.x, $0.position.y), facing: $0.facing) },
                       rooms: rooms.map { LabCore.Room(name: $0.name, polygon: Polygon($0.outline.map { Point($0.x, $0.y) })) },
                       walls: walls.map { Wall(segment: Segment(Point($0.from.x, $0.from.y), Point($0.to.x, $0.to.y)), loss: $0.loss) })
+        venue.seed = seed
+        venue.beaconSpread = pathLoss.beaconPowerSigma
+        venue.body = BodyShadowing(loss: pathLoss.bodyLoss, halfAngle: pathLoss.bodyHalfAngle)
+        self.venue = venue
         engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt())
-        tracker = KalmanTracker(venue: venue, solver: LevenbergMarquardt())
+        tracker = ParticleTracker(venue: venue, solver: LevenbergMarquardt())
     }
 
     // MARK: - The phone
@@ -166,6 +182,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         engine.startDevice()
         tracker.startDevice()
+        hasStepDetector = false
         lastTracked = nil
     }
 
@@ -214,6 +231,8 @@ public final class IndoorLocator: @unchecked Sendable {
     public func add(_ range: RangeSample) { add(.range(range)) }
     /// Adds one heading to the stream.
     public func add(_ heading: CompassHeading) { add(.heading(heading)) }
+    /// Adds one step to the stream.
+    public func add(_ step: StepSample) { add(.step(step)) }
 
     /// The tracked position from the stream's measurements of the scan window ending at `time`. The track moves on by
     /// one scan per window: asking again less than a window later gives the same location back. One stream per
@@ -287,15 +306,16 @@ public final class IndoorLocator: @unchecked Sendable {
     /// Splits a window's mixed measurements and tracks (lock held); `windowTime` is the window's end, seconds since
     /// the reference date (what the tracker predicts across).
     private func locate(_ inputs: [LocatorInput], at time: Date?, windowTime: Double) -> LocationOutcome {
-        var samples: [RSSISample] = [], ranges: [RangeSample] = [], headings: [CompassHeading] = []
+        var samples: [RSSISample] = [], ranges: [RangeSample] = [], headings: [CompassHeading] = [], steps: [StepSample] = []
         for i in inputs {
             switch i {
             case .rssi(let s): samples.append(s)
             case .range(let r): ranges.append(r)
             case .heading(let h): headings.append(h)
+            case .step(let s): steps.append(s)
             }
         }
-        return locateLocked(samples, ranges: ranges, headings: headings, at: time, tracked: true, windowTime: windowTime)
+        return locateLocked(samples, ranges: ranges, headings: headings, steps: steps, at: time, tracked: true, windowTime: windowTime)
     }
 
     /// The index of a beacon identity, or nil when the locator does not know it.
@@ -307,8 +327,8 @@ public final class IndoorLocator: @unchecked Sendable {
         return index[id]
     }
 
-    private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], at time: Date?,
-                              tracked: Bool, windowTime: Double = 0) -> LocationOutcome {
+    private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], steps: [StepSample] = [],
+                              at time: Date?, tracked: Bool, windowTime: Double = 0) -> LocationOutcome {
         var ignored = IgnoredSamples()
         var newestUsed = -Double.infinity
         // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
@@ -355,11 +375,22 @@ public final class IndoorLocator: @unchecked Sendable {
             hs.append(HeadingReading(t: h.timestamp.timeIntervalSinceReferenceDate, heading: h.degrees, accuracy: h.accuracy, frieze: frieze, target: nil))
             newestUsed = max(newestUsed, h.timestamp.timeIntervalSinceReferenceDate)
         }
-        guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty else { return .unavailable(.noMeasurements, ignored: ignored) }
+        var walked: [StepReading] = []
+        for s in steps {
+            let step = StepReading(t: s.timestamp.timeIntervalSinceReferenceDate, length: s.length, heading: s.heading,
+                                   lengthAccuracy: s.lengthAccuracy, headingAccuracy: s.headingAccuracy)
+            guard step.isValid else { ignored.invalidStep += 1; continue }
+            walked.append(step)
+        }
+        guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty || (tracked && !walked.isEmpty) else {
+            return .unavailable(.noMeasurements, ignored: ignored)
+        }
         if tracked, let last = lastTracked, windowTime >= last.windowTime, windowTime < last.windowTime + pathLoss.scanWindow {
             return last.outcome
         }
-        let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil)
+        if !walked.isEmpty { hasStepDetector = true }
+        let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil,
+                                      steps: tracked && hasStepDetector ? walked.sorted { $0.t < $1.t } : nil)
         let snapshot = engine.locate(observation, ranges: ranged)
         let outcome = tracked ? tracker.step(observation, ranges: ranged) : snapshot
         switch outcome {

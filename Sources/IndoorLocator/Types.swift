@@ -111,14 +111,31 @@ public struct PathLossModel: Sendable, Hashable {
     /// The default, 0, trusts the law exactly, which is overconfident on real phones; 3–4 dB suits a venue whose
     /// beacons were not calibrated one by one (`indoorlab calibrate` measures it on a recording with ground truth).
     public var modelError: Double
+    /// Time between a beacon's advertisements, seconds, and the share of them the phone loses: how many samples of
+    /// a beacon a scan window holds, which tells the tracker how far above its mean the strongest sample lies (a
+    /// beacon is heard when that one clears ``sensitivity``).
+    public var advertisingInterval: Double
+    public var packetLoss: Double
+    /// σ of each beacon's own power about its ``BeaconPlacement/measuredPower`` (or ``measuredPower``), dB, when the
+    /// beacons were not calibrated one by one. Keep it in ``modelError`` too (a one-scan fix cannot learn it); the
+    /// stream's tracker learns each beacon's error as the walker passes it and takes this part out. 0: not learned.
+    public var beaconPowerSigma: Double
+    /// The walker's body, when the app feeds steps: the extra loss, dB, of a beacon behind the walker, within
+    /// ``bodyHalfAngle`` degrees of straight behind. Keep its share in ``modelError`` too; the stream's tracker knows
+    /// where the walker faces from the steps and takes it out. 0: not modelled.
+    public var bodyLoss: Double
+    public var bodyHalfAngle: Double
 
     /// Creates a model; the defaults are typical iBeacon values.
     public init(measuredPower: Double = -59, exponent: Double = 2.0, shadowingSigma: Double = 4.0,
                 receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil,
-                correlationDistance: Double? = nil, modelError: Double = 0) {
+                correlationDistance: Double? = nil, modelError: Double = 0, advertisingInterval: Double = 0.1,
+                packetLoss: Double = 0, beaconPowerSigma: Double = 0, bodyLoss: Double = 0, bodyHalfAngle: Double = 60) {
         self.measuredPower = measuredPower; self.exponent = exponent; self.shadowingSigma = shadowingSigma
         self.receiverHeight = receiverHeight; self.scanWindow = scanWindow; self.sensitivity = sensitivity
         self.correlationDistance = correlationDistance; self.modelError = modelError
+        self.advertisingInterval = advertisingInterval; self.packetLoss = packetLoss; self.beaconPowerSigma = beaconPowerSigma
+        self.bodyLoss = bodyLoss; self.bodyHalfAngle = bodyHalfAngle
     }
 }
 
@@ -244,11 +261,37 @@ public struct CompassHeading: Sendable, Hashable {
     }
 }
 
-/// One thing the phone measured, for the stream APIs: an RSSI sample, a range or a heading.
+/// One step of the walker, from the phone's step detector (pedestrian dead reckoning: CoreMotion's `CMPedometer`,
+/// Android's step detector) with the direction the phone's compass gave for it.
+public struct StepSample: Sendable, Hashable {
+    /// Step length, metres (0–3).
+    public var length: Double
+    /// Direction of the step, degrees clockwise from north (0 ≤ heading < 360), as the compass gave it: the tracker
+    /// learns the compass's bias.
+    public var heading: Double
+    /// The length's standard deviation, metres.
+    public var lengthAccuracy: Double
+    /// The heading's standard deviation, degrees.
+    public var headingAccuracy: Double
+    /// When the step ended.
+    public var timestamp: Date
+
+    /// Creates a step. The default σs suit a phone held in front: 0.15 m (a step-length model's error), 10°.
+    public init(length: Double, heading: Double, lengthAccuracy: Double = 0.15, headingAccuracy: Double = 10,
+                timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+        self.length = length; self.heading = heading; self.lengthAccuracy = lengthAccuracy
+        self.headingAccuracy = headingAccuracy; self.timestamp = timestamp
+    }
+}
+
+/// One thing the phone measured, for the stream APIs: an RSSI sample, a range, a heading or a step.
 public enum LocatorInput: Sendable, Hashable {
     case rssi(RSSISample)
     case range(RangeSample)
     case heading(CompassHeading)
+    /// A step from the phone's step detector: once the stream has had one, a scan window without steps means the
+    /// walker stood still.
+    case step(StepSample)
 
     /// When it was measured.
     public var timestamp: Date {
@@ -256,6 +299,7 @@ public enum LocatorInput: Sendable, Hashable {
         case .rssi(let s): return s.timestamp
         case .range(let r): return r.timestamp
         case .heading(let h): return h.timestamp
+        case .step(let s): return s.timestamp
         }
     }
 }
@@ -312,12 +356,14 @@ public struct IgnoredSamples: Sendable, Hashable {
     public var invalidRange = 0
     /// A heading naming a frieze the locator was not given.
     public var unknownFrieze = 0
+    /// A step with a length outside 0–3 m, a heading outside [0, 360), a σ out of range or a value not finite.
+    public var invalidStep = 0
 
     /// Creates an empty count.
     public init() {}
 
     /// How many samples were ignored in all.
-    public var total: Int { unknownBeacon + rssiUnknown + rssiPositive + notFinite + invalidRange + unknownFrieze }
+    public var total: Int { unknownBeacon + rssiUnknown + rssiPositive + notFinite + invalidRange + unknownFrieze + invalidStep }
 }
 
 /// A position fix.

@@ -34,7 +34,7 @@ public enum EstimatorRegistry {
     public static let shipped: any PositionEstimator.Type = OffsetLearningEstimator.self
     /// The tournament's winner, a tracker: what the IndoorLocator library's stream (`locations(from:)`,
     /// `currentLocation(at:)`) runs.
-    public static let shippedTracker: any PositionEstimator.Type = KalmanEstimator.self
+    public static let shippedTracker: any PositionEstimator.Type = ParticleEstimator.self
 }
 
 extension EstimatorKind {

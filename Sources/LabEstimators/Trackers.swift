@@ -38,7 +38,7 @@ extension EstimatorKind {
 /// resampling, seeded from the venue's seed; moved by the phone's steps when it has a step detector.
 public final class ParticleEstimator: PositionEstimator {
     public static let name = "particle-filter"
-    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), likelihood with wall losses, the phone's offset per particle, moved by the phone's steps when it reports them"
+    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, moved by the phone's steps when it reports them"
     public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3)
     let tracker: ParticleTracker
     public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
@@ -51,18 +51,12 @@ public final class ParticleEstimator: PositionEstimator {
 /// each fix uses the scans up to ``lag`` after it). Scan by scan (``locate(_:)``) it is the filter.
 public final class ParticleSmootherEstimator: PositionEstimator {
     public static let name = "particle-smoother"
-    public static let summary = "tracker for offline replay: the particle filter with the field's likelihood (sensitivity, heard and missed beacons, learned beacon errors), then a fixed-lag smoother over the particles' lineages (10 scans)"
+    public static let summary = "tracker for offline replay: the particle filter, then a fixed-lag smoother over the particles' lineages (10 scans)"
     public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, offline: true)
     /// How many later scans each fix waits for.
     public static let lag = 10
     let tracker: ParticleTracker
-    /// Offline, with the field's likelihood (``ParticleTracker/Settings/fieldModel``): the live filter does not
-    /// use it yet (docs/tracking.md says why).
-    public init(venue: Venue) {
-        var settings = ParticleTracker.Settings()
-        settings.fieldModel = true
-        tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
-    }
+    public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
     public func startDevice() { tracker.startDevice() }
     public func startTrack() { tracker.startTrack() }

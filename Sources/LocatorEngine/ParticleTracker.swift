@@ -23,8 +23,8 @@ import LabCore
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
 ///   size 1/Σw² falls below half the particles.
 ///
-/// A track starts from a snapshot fix: particles drawn around it (its covariance, widened) on walkable floor,
-/// δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
+/// A track starts from a snapshot fix, which is its first report: particles drawn around it (its covariance, widened)
+/// on walkable floor, δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
 /// starts again. The estimate is the particles' weighted mean and covariance, kept in sight of the previous
 /// estimate (no jump through a wall: see ``estimate(_:)``). Random draws come from the
 /// tracker's own stream (``TrackerRandom``), seeded per phone from ``Venue/seed``, so fixes repeat.
@@ -42,8 +42,14 @@ package final class ParticleTracker {
         /// The field's likelihood (docs/tracking.md, "The field's likelihood"): each beacon's P0 error
         /// learned along the track (when the venue has a ``Venue/beaconSpread``), the heard means truncated at the
         /// sensitivity, whether each beacon was heard or missed, and the walker facing where it last went while it
-        /// stands. Off: each scan's beacons are weighed as independent readings with the model error.
-        package var fieldModel = false
+        /// stands. Off (for comparison): each scan's beacons are weighed as independent readings with the model error.
+        package var fieldModel = true
+        /// With the field's likelihood, the least probability that a beacon goes unreported for a whole scan window
+        /// however strong it would read (the receiver busy, scans throttled, a duty-cycled scanner): a missed beacon
+        /// weighs a place down by at most ln of this, so one dropout cannot veto the walker's true place. 2%: the
+        /// Daniş receivers missed 2% of (window, receiver) pairs, near or far (docs/tracking.md, "The field's
+        /// likelihood"); the simulated field walks do as well with it as without it.
+        package var missFloor = 0.02
         package init() {}
     }
 
@@ -69,6 +75,8 @@ package final class ParticleTracker {
     private let heardFlags: UnsafeMutablePointer<Bool>
     /// How far above its mean a beacon's strongest reading in a scan window lies, dB (``weigh(_:)``).
     private let detectionLift: Double
+    /// ln P(missed) against how far the sensitivity lies above the strongest reading's mean (``Settings/missFloor``).
+    private let missedTerm: TruncatedNormal.FlooredLogSurvival
     /// The particles resampling keeps, reused every time.
     private let chosen: UnsafeMutablePointer<Int>
     private var rng = TrackerRandom(seed: 0)
@@ -109,6 +117,7 @@ package final class ParticleTracker {
         heardFlags.initialize(repeating: false, count: max(beacons, 1))
         let readings = venue.radio.correlationDistance != nil ? 1 : Double(venue.radio.advertisementsPerWindow) * (1 - venue.radio.packetLoss)
         detectionLift = venue.radio.sigma * TruncatedNormal.expectedMaximum(of: readings)
+        missedTerm = TruncatedNormal.FlooredLogSurvival(floor: settings.missFloor)
         if settings.fieldModel && venue.beaconSpread > 0 {
             let spread = UnsafeMutablePointer<Double>.allocate(capacity: (2 * n + 1) * beacons)
             spread.initialize(repeating: 0, count: (2 * n + 1) * beacons)
@@ -121,11 +130,21 @@ package final class ParticleTracker {
 
     deinit { px.deallocate(); chosen.deallocate(); spreadMean?.deallocate(); heardFlags.deallocate() }
 
-    /// A new phone: its own random stream, no track, nothing known about its offset.
-    package func startDevice() {
+    /// A new phone: its own random stream, no track, nothing known about its offset (or what the app knows about it).
+    package func startDevice(knownOffset: (mean: Double, sigma: Double)? = nil) {
         devices += 1
         rng = TrackerRandom(seed: venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices)
-        isTracking = false; device = nil; time = nil; reported = nil
+        isTracking = false; time = nil; reported = nil
+        device = knownOffset.map { ($0.mean, $0.sigma * $0.sigma) }
+    }
+
+    /// δ as the filter knows it now (mean, σ), dB: the particles' weighted mean and spread while tracking, else what
+    /// the phone's earlier tracks left.
+    package var offset: (mean: Double, sigma: Double)? {
+        guard isTracking else { return device.map { ($0.mean, $0.variance.squareRoot()) } }
+        var mean = 0.0, square = 0.0
+        for i in 0..<n { mean += pw[i] * pd[i]; square += pw[i] * pd[i] * pd[i] }   // normalised after every step
+        return (mean, max(square - mean * mean, 0).squareRoot())
     }
 
     /// The same phone moved arbitrarily: the track ends, δ's estimate is kept.
@@ -152,7 +171,9 @@ package final class ParticleTracker {
         device = (mean, max(square - mean * mean, 0.01))
     }
 
-    package func step(_ o: Observation) -> EstimateOutcome {
+    /// The walker's position and velocity after one more scan: its RSSI, its steps when the phone has a step
+    /// detector, and in the library the distances ranged to beacons (each a Gaussian with its stated σ).
+    package func step(_ o: Observation, ranges: [MeasuredRange] = []) -> EstimateOutcome {
         if let problem = o.problem(beaconCount: venue.beaconCount) { history?.append(nil); return .noFix(.invalidInput(problem)) }
         var dt = venue.radio.scanWindow
         if let t = o.t, let last = time { dt = t - last }
@@ -162,14 +183,29 @@ package final class ParticleTracker {
             keepOffset()   // before the particles move: if every one is dropped, δ's estimate survives
             if let steps = o.steps { predict(steps: steps, dt: dt) } else { predict(dt: dt) }
             if !o.beacons.isEmpty { weigh(o) }
+            if !ranges.isEmpty { weigh(ranges) }
             if !normalise() { endTrack() }
         }
         let fresh = !isTracking   // drawn afresh below: no lineage to the step before
+        var first: Fix?
         if !isTracking {
-            if let reason = start(o, dt: dt) { history?.append(nil); return .noFix(reason) }
+            switch start(o, ranges: ranges, dt: dt) {
+            case .noFix(let reason): history?.append(nil); return .noFix(reason)
+            case .fix(let f): first = f
+            }
         }
         let hadReport = reported != nil
-        let outcome = estimate(o)
+        // A new track reports the fix it was drawn around (the cloud's mean is that fix, less what the floor cut off);
+        // a track drawn again after every particle was dropped keeps to the cloud's rule, in sight of its last report.
+        let outcome: EstimateOutcome
+        if let first, !hadReport {
+            reported = first.position
+            var f = first
+            f.velocity = Point(0, 0)
+            outcome = .fix(f)
+        } else {
+            outcome = estimate(o, ranges: ranges)
+        }
         let recorded = history != nil
         if recorded {
             // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
@@ -251,13 +287,13 @@ package final class ParticleTracker {
         return out
     }
 
-    /// Draws the particles around a snapshot fix; the reason when there is none.
-    private func start(_ o: Observation, dt: Double) -> NoFixReason? {
+    /// Draws the particles around a snapshot fix, and gives that fix (or why there is none).
+    private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
         fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
-        let outcome = fit.locate(o)
+        let outcome = fit.locate(o, ranges: ranges)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
-            if case .noFix(let r) = outcome { return r }
-            return .solverFailed("the first fix has no covariance")
+            if case .noFix = outcome { return outcome }
+            return .noFix(.solverFailed("the first fix has no covariance"))
         }
         // The snapshot's stated covariance (the likelihood-ratio region, with the model error), widened by 1 m² per
         // axis: the floor may cut part of it away. It was doubled too while that ellipse was overconfident in the field.
@@ -283,7 +319,7 @@ package final class ParticleTracker {
             spreadMean.update(repeating: 0, count: n * beacons)
             spreadVariance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
         }
-        return nil
+        return outcome
     }
 
     /// Moves every particle by the motion model; a step through a wall or off the floor drops it.
@@ -374,9 +410,11 @@ package final class ParticleTracker {
     /// - Heard or missed, once per scan window: a beacon is heard when its strongest reading clears S. The strongest
     ///   of K′ = K·(1 − loss) readings lies about e·σ above their mean (``TruncatedNormal/expectedMaximum(of:)``)
     ///   with a spread of about σ/2 (σ under correlated shadowing, where a window's readings move together), to
-    ///   which the model error and the beacon's learned error add: P(heard) = 1 − Φ((S − μ − e·σ)/σ_e). A missed
-    ///   beacon the particle would surely hear weighs it down — what keeps a weak phone that hears two beacons from
-    ///   being placed far from the rest. Beacons too far from every particle to matter are skipped.
+    ///   which the model error and the beacon's learned error add: P(heard) = 1 − Φ((S − μ − e·σ)/σ_e), and a whole
+    ///   window goes unreported with at least ``Settings/missFloor`` (m): P(missed) = m + (1 − m)·Φ(·) (the constant
+    ///   1 − m of P(heard) is left out). A missed beacon the particle would surely hear weighs it down — what keeps a
+    ///   weak phone that hears two beacons from being placed far from the rest — by at most ln m. Beacons too far
+    ///   from every particle to matter are skipped.
     private func weigh(_ o: Observation) {
         let k = 5 * venue.radio.exponent / log(10.0)   // μ = P0 + δ − k·ln d² − walls
         let sigma = venue.radio.sigma, sigma2 = sigma * sigma, inverseSigma = 1 / sigma
@@ -402,6 +440,7 @@ package final class ParticleTracker {
         // Detection: the strongest reading's lift above the mean and its spread.
         let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
         let tables = TruncatedNormal.lookup
+        let missed = missedTerm
         var deltaMax = -Double.infinity
         if field { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         let m = o.beacons.count
@@ -410,7 +449,8 @@ package final class ParticleTracker {
             for b in o.beacons { heardFlags[b.beacon] = true }
         }
         var u = 0
-        if field { for beacon in 0..<beacons where !heardFlags[beacon] { u += 1 } }
+        // Missed beacons tell something only against a known sensitivity (the library may not be given one).
+        if field && sensitivity.isFinite { for beacon in 0..<beacons where !heardFlags[beacon] { u += 1 } }
         var best = -Double.infinity
         let cells = floorplan.cellCount, grid = floorplan.cells
         floorplan.withGrids { losses, attenuations in
@@ -501,11 +541,11 @@ package final class ParticleTracker {
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
                         guard d2 < gap[j] else { continue }
-                        // g = S − lift − μ, P(missed) = Φ(g/σ_e); the path loss from the particle's cell's centre.
+                        // g = S − lift − μ, P(missed) = m + (1 − m)·Φ(g/σ_e); the path loss from the particle's cell's centre.
                         var g = z[j] - delta + Double(attenuations![index[j] * cells + cell])   // made: fieldModel
                         if facing { g += bodyLoss(dx, dy, h2) }
                         if let learned { g -= learned[index[j]] }
-                        ll += tables.logSurvival(-g * invDetect[j])
+                        ll += missed(-g * invDetect[j])
                     }
                     ll += log(product)
                     scratch[i] = ll
@@ -516,6 +556,26 @@ package final class ParticleTracker {
                 }
             }
         }
+        }
+        guard best.isFinite else { return }
+        for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
+    }
+
+    /// Multiplies each weight by the measured ranges' likelihood at the particle: each range r with its σ against the
+    /// particle's 3-D distance d to the beacon, N(r − d; 0, σ²).
+    private func weigh(_ ranges: [MeasuredRange]) {
+        var best = -Double.infinity
+        for i in 0..<n {
+            guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
+            var ll = 0.0
+            for r in ranges {
+                let c = venue.beaconPositions[r.beacon], dz = venue.beaconHeightOffset[r.beacon]
+                let dx = px[i] - c.x, dy = py[i] - c.y
+                let e = ((dx * dx + dy * dy + dz * dz).squareRoot() - r.distance) / r.sigma
+                ll -= 0.5 * e * e
+            }
+            scratch[i] = ll
+            best = max(best, ll)
         }
         guard best.isFinite else { return }
         for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
@@ -536,12 +596,14 @@ package final class ParticleTracker {
     /// of the previous report — the blue dot goes round by the door instead of through the wall — and the
     /// covariance grows by the shift (the mean squared error about the reported point). When the particles in
     /// sight carry less than ``inSightShare`` of the weight (or none is in sight), the mean stands.
-    private func estimate(_ o: Observation) -> EstimateOutcome {
+    private func estimate(_ o: Observation, ranges: [MeasuredRange]) -> EstimateOutcome {
         let summary = report(Cloud(px, n: n, weights: pw), previous: reported)   // normalised: the weights sum to 1
         let p = summary.position, c = summary.covariance
         reported = p
         let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
-        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(o.beacons.lazy.map(\.beacon)), frieze: inView,
+        var used = BeaconSet(o.beacons.lazy.map(\.beacon))
+        for r in ranges { used.insert(r.beacon) }
+        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: used, frieze: inView,
                         offset: summary.offset, covariance: c, velocity: summary.velocity))
     }
 

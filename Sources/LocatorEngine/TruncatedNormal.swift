@@ -67,6 +67,35 @@ package enum TruncatedNormal {
     /// The tables, made on first use and kept for the process.
     package static let lookup = Lookup()
 
+    /// ln(m + (1 − m)·(1 − Φ(α))) for a fixed floor m: the chance of something that also happens anyway with
+    /// probability m (a beacon missed by a scan window however strong it reads). Tabulated like
+    /// ``Lookup/logSurvival(_:)``: linear between points 1/64 apart on [−8, 8], 0 below, ln m beyond (where 1 − Φ
+    /// is under 10⁻¹⁵), ln(1 − Φ) itself when m is 0.
+    package final class FlooredLogSurvival: @unchecked Sendable {
+        private static let scale = 64.0, start = -8.0
+        private let values: UnsafeMutablePointer<Double>
+        private let last: Double, floor: Double
+
+        package init(floor m: Double) {
+            let count = 16 * 64 + 1
+            values = .allocate(capacity: count)
+            for i in 0..<count {
+                values[i] = Foundation.log(m + (1 - m) * 0.5 * erfc((Self.start + Double(i) / Self.scale) / 2.0.squareRoot()))
+            }
+            last = Double(count - 1); floor = m
+        }
+
+        deinit { values.deallocate() }
+
+        @inline(__always) package func callAsFunction(_ a: Double) -> Double {
+            guard a > Self.start else { return 0 }
+            let u = (a - Self.start) * Self.scale
+            guard u < last else { return floor > 0 ? Foundation.log(floor) : TruncatedNormal.lookup.logSurvival(a) }
+            let i = Int(u), f = u - Double(i)
+            return values[i] + f * (values[i + 1] - values[i])
+        }
+    }
+
     /// Φ⁻¹(p) for 0 < p < 1, by bisection (for set-up, not inner loops).
     package static func quantile(_ p: Double) -> Double {
         var lo = -40.0, hi = 40.0

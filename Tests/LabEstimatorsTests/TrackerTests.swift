@@ -320,15 +320,21 @@ import LocatorEngine
         }
     }
 
-    /// The truncated normal's tables agree with its exact maths (λ within 2·10⁻⁵, ln(1 − Φ) within 10⁻⁴, across and
-    /// beyond the tables), and the expected maximum of K readings is near its known values (1/√π for two; 1.163 for
+    /// The truncated normal's tables agree with its exact maths (λ within 2·10⁻⁵, ln(1 − Φ) and its floored form
+    /// within 10⁻⁴, across and beyond the tables), and the expected maximum of K readings is near its known values (1/√π for two; 1.163 for
     /// five and 1.539 for ten, from the order statistics' tables).
     @Test func truncatedNormalTablesMatchTheirMaths() {
         let tables = TruncatedNormal.lookup
+        let floored = TruncatedNormal.FlooredLogSurvival(floor: 0.02), unfloored = TruncatedNormal.FlooredLogSurvival(floor: 0)
         var a = -9.0
         while a < 12 {
             #expect(abs(tables.hazard(a) - (a > -6 ? TruncatedNormal.hazard(a) : 0)) < 2e-5 * max(1, a), "λ(\(a))")
-            #expect(abs(tables.logSurvival(a) - log(0.5 * erfc(a / 2.0.squareRoot()))) < 1e-4 * max(1, a * a), "ln(1 − Φ(\(a)))")
+            let survival = 0.5 * erfc(a / 2.0.squareRoot())
+            #expect(abs(tables.logSurvival(a) - log(survival)) < 1e-4 * max(1, a * a), "ln(1 − Φ(\(a)))")
+            // With a floor m: ln(m + (1 − m)(1 − Φ)), between 0 and ln m; without, ln(1 − Φ) itself.
+            #expect(abs(floored(a) - log(0.02 + 0.98 * survival)) < 1e-4, "ln(m + (1 − m)(1 − Φ(\(a))))")
+            #expect(floored(a) >= log(0.02) - 1e-12 && floored(a) <= 0)
+            #expect(abs(unfloored(a) - log(survival)) < 1e-4 * max(1, a * a), "unfloored at \(a)")
             a += 0.0137
         }
         #expect(abs(TruncatedNormal.expectedMaximum(of: 2) - 1 / Double.pi.squareRoot()) < 0.03)

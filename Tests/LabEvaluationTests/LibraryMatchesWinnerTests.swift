@@ -41,20 +41,18 @@ import IndoorLocatorScenarios
 
     /// The library solves with its pure-Swift Levenberg–Marquardt, the tournament with GSL's: on every epoch of
     /// the tournament (every bundled scenario, both conditions, one seed) the fixes agree within 1 mm, the one-scan
-    /// fix's and the tracker's. Each walk and grid pass is a new phone for both, and each grid point a new track, as
-    /// in the tournament.
+    /// fix's and the tracker's. Each walk and grid pass is a new phone for both, and
+    /// each grid point a new track, as in the tournament.
     @Test(arguments: ["esoc-office", "killian-court", "museum-gallery", "open-hall", "smart-home"])
     func pureSwiftSolverMatchesGSLOnEveryEpoch(name: String) throws {
         let path = scenariosDir + "/\(name).yaml"
         let scenario = try ScenarioLoader.load(path: path)
-        var compared = 0, worst = 0.0
+        var compared = 0, worst = 0.0, trackerWorst = 0.0
         for condition in [SimulationCondition.ideal, .field] {
             // The venue as the tournament gives it in this condition (in the field, with the impairments' model
-            // error), and the library configured from the same scenario with that model error set.
+            // error, beacon spread and body), and the library configured through its public API with the same.
             let venue = Venue(scenario, condition: condition)
-            let configured = try temporaryScenario(path, modelError: venue.radio.modelError)
-            defer { try? FileManager.default.removeItem(atPath: configured) }
-            let locator = try IndoorLocator(scenarioAt: configured)
+            let locator = try libraryLocator(scenario, venue: venue)
             let gsl = try #require(EstimatorKind(rawValue: IndoorLocator.snapshotEstimatorName)).make(venue: venue)
             let gslTracker = try #require(EstimatorKind(rawValue: IndoorLocator.estimatorName)).make(venue: venue)
             let epochs = try Tournament(scenarios: [scenario], seeds: [1]).epochs(scenario: scenario, condition: condition, seed: 1)
@@ -62,13 +60,15 @@ import IndoorLocatorScenarios
                 if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); gslTracker.startDevice(); locator.forgetDevice() }
                 if e.walk == nil { gslTracker.startTrack(); locator.restartTrack() }
                 let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t)
-                for (mine, theirs) in [(locator.locate(observation: observation), gsl.locate(observation)),
-                                       (locator.track(observation: observation), gslTracker.locate(observation))] {
+                for (tracked, mine, theirs) in [(false, locator.locate(observation: observation), gsl.locate(observation)),
+                                                (true, locator.track(observation: observation), gslTracker.locate(observation))] {
                 switch (mine, theirs) {
                 case (.fix(let l), .fix(let f)):
                     let d = l.position.distance(to: f.position)
-                    worst = max(worst, d)
-                    #expect(d < 1e-3, "\(condition) epoch \(e.index): \(l.position) vs \(f.position)")
+                    // The particle filter meets the solver where a track starts; its weights carry the last digits
+                    // of that start on to later scans (killian-court: 2.4·10⁻⁴ m at most).
+                    if tracked { trackerWorst = max(trackerWorst, d) } else { worst = max(worst, d) }
+                    #expect(d < 1e-3, "\(condition) epoch \(e.index): \(tracked ? "tracker" : "one-scan fix") \(l.position) vs \(f.position)")
                     if let a = l.uncertainty, let b = f.uncertainty { #expect(abs(a - b) <= 1e-3 * max(b, 1), "epoch \(e.index)") }
                     else { #expect(l.uncertainty == nil && f.uncertainty == nil, "epoch \(e.index)") }
                 case (.noFix(let r), .noFix(let reason)):
@@ -81,7 +81,8 @@ import IndoorLocatorScenarios
             }
         }
         #expect(compared > 200)
-        print("\(name): \(compared) epochs, largest difference \(String(format: "%.2e", worst)) m")
+        print("\(name): \(compared) epochs, largest difference \(String(format: "%.2e", worst)) m (one-scan fix), "
+              + "\(String(format: "%.2e", trackerWorst)) m (tracker)")
     }
 
     /// Through the public API (samples by iBeacon identity, headings by frieze name) the library gives the fix
@@ -116,13 +117,23 @@ import IndoorLocatorScenarios
         #expect(compared > 200)
     }
 
-    /// A copy of the scenario file at `path` with `radio.model_error` set, in a temporary file.
-    func temporaryScenario(_ path: String, modelError: Double) throws -> String {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        let edited = text.replacingOccurrences(of: "\nradio:\n", with: "\nradio:\n  model_error: \(modelError)\n")
-        #expect(edited != text || modelError == 0, "the scenario's radio block is not where the test expects it")
-        let out = NSTemporaryDirectory() + "model-error-\(UUID().uuidString).yaml"
-        try edited.write(toFile: out, atomically: true, encoding: .utf8)
-        return out
+    /// The library configured through its public initialiser as `venue` knows the scenario `s` (what an app does with
+    /// its own calibration): the same radio model, beacon spread, body and seed as the tournament's estimators get.
+    func libraryLocator(_ s: Scenario, venue: Venue) throws -> IndoorLocator {
+        let r = venue.radio
+        let placements = s.beacons.enumerated().map { i, b in
+            BeaconPlacement(identity: BeaconIdentity(name: b.id), position: Position(x: b.position.x, y: b.position.y),
+                            height: b.height, measuredPower: venue.beaconP0[i])
+        }
+        let pathLoss = PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma, receiverHeight: r.receiverHeight,
+                                     scanWindow: r.scanWindow, sensitivity: r.sensitivity, correlationDistance: r.correlationDistance,
+                                     modelError: r.modelError, advertisingInterval: r.advertisingInterval, packetLoss: r.packetLoss,
+                                     beaconPowerSigma: venue.beaconSpread, bodyLoss: venue.body.loss, bodyHalfAngle: venue.body.halfAngle)
+        return try IndoorLocator(
+            beacons: placements, pathLoss: pathLoss,
+            friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
+            walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
+            rooms: s.rooms.map { Room(name: $0.name, outline: $0.polygon.vertices.map { Position(x: $0.x, y: $0.y) }) },
+            area: (s.bounds.maxX, s.bounds.maxY), seed: venue.seed)
     }
 }
