@@ -211,8 +211,27 @@ enum BenchLocator {
             for _ in 0..<100 { _ = gsl.locate(observations[g % observations.count]); g += 1 }
             return 100
         }
+        // The stream: the same averaged scans, one per second, through add(_:) and currentLocation(at:), tracked by the
+        // particle filter (the test grid walked row by row, 1 m a second).
+        let tracking = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
+        var clock = 0.0, w = 0
+        let rStream = LabBenchmark.rate(seconds: seconds) {
+            for _ in 0..<10 {
+                clock += 1
+                for sample in ranged[w % ranged.count] {
+                    var timed = sample
+                    timed.timestamp = Date(timeIntervalSinceReferenceDate: clock)
+                    tracking.add(timed)
+                }
+                _ = tracking.currentLocation(at: Date(timeIntervalSinceReferenceDate: clock + 0.5))
+                w += 1
+            }
+            return 10
+        }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
         return [
+            .init(name: "IndoorLocator stream locations/s", value: rStream, unit: "locations/s", target: nil,
+                  note: "public API, add(_:) and currentLocation(at:), the \(IndoorLocator.estimatorName) (1,000 particles), 8 beacons, 1 core"),
             .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 4e5,
                   note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift"),
             .init(name: "IndoorLocator's algorithm with GSL (reference)", value: rGSL, unit: "fixes/s", target: nil,

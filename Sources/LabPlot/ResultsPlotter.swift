@@ -76,11 +76,11 @@ public struct ResultsPlotter {
         return names
     }
 
-    /// The default estimators of error over time: the winner, the particle filter, the best snapshot estimator
-    /// (each once, in that order).
+    /// The default estimators of error over time: the winner, the two live trackers (particle filter, ekf), the best
+    /// snapshot estimator (each once, in that order).
     public var defaultTrackEstimators: [String] {
         var names: [String] = []
-        for n in [manifest.leaderboard.winner?.rawValue, "particle-filter", manifest.leaderboard.bestSnapshot?.rawValue] {
+        for n in [manifest.leaderboard.winner?.rawValue, "particle-filter", "ekf", manifest.leaderboard.bestSnapshot?.rawValue] {
             if let n, !names.contains(n) { names.append(n) }
         }
         return names

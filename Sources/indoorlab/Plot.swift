@@ -24,7 +24,7 @@ struct Plot: ParsableCommand {
                        (--scenario without --results: from the scenario file)
           error-time   error over time along one walk (one seed) per estimator,
                        under the posterior bound √PCRB (default: the winner,
-                       particle-filter and the best snapshot estimator)
+                       particle-filter, ekf and the best snapshot estimator)
           track        one estimator's fixes along one walk (default: the
                        winner), coloured by time, with the 95% ellipse of its
                        stated covariance every few seconds and the true path
