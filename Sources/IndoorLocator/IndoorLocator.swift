@@ -6,11 +6,12 @@ internal import LocatorEngine
 /// ranged by UWB, Bluetooth Channel Sounding or Wi-Fi RTT, and compass headings toward friezes — into a
 /// position with a 95% uncertainty ellipse, the room and the frieze in view.
 ///
-/// It runs the estimator that won IndoorLab's tournament (see ``estimatorName``): maximum likelihood of the
-/// position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the one the beacons
+/// It runs what won IndoorLab's tournament. The one-scan fix (``snapshotEstimatorName``) is maximum likelihood of
+/// the position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the one the beacons
 /// were calibrated with), with a path-loss model that includes the loss of every wall between beacon and phone,
-/// ranges and bearings joining the same likelihood. It is pure Swift (Levenberg–Marquardt on two or three
-/// unknowns); the lab checks it against GSL on every epoch of its tournament.
+/// ranges and bearings joining the same likelihood. The stream (``estimatorName``) is a particle filter on the
+/// floorplan, started from that fix (below). It is pure Swift (Levenberg–Marquardt on two or three unknowns); the
+/// lab checks both against GSL on every epoch of its tournament.
 ///
 /// The offset is learned over the scans: each fix uses what the previous ones said about it
 /// (``deviceOffset``), so after a few dozen scans the fit is nearly as good as with a calibrated phone. When
@@ -65,6 +66,10 @@ public final class IndoorLocator: @unchecked Sendable {
     private var newest = -Double.infinity
     /// Whether the stream has had a step since the phone took over: then a scan window without steps means standing.
     private var hasStepDetector = false
+    /// Steps added to the stream that the tracker has not moved by yet (``currentLocation(at:)`` passes every one up to
+    /// the time asked, however late it came or however the asks fall), and the newest step time it has used.
+    private var pendingSteps: [StepSample] = []
+    private var stepsUsedThrough = -Double.infinity
     /// The tracker's last step from the stream: asking again within the same scan window gives it back rather than
     /// counting the same measurements twice.
     private var lastTracked: (windowTime: Double, outcome: LocationOutcome)?
@@ -183,6 +188,7 @@ public final class IndoorLocator: @unchecked Sendable {
         engine.startDevice()
         tracker.startDevice()
         hasStepDetector = false
+        pendingSteps.removeAll(); stepsUsedThrough = -.infinity
         lastTracked = nil
     }
 
@@ -215,6 +221,12 @@ public final class IndoorLocator: @unchecked Sendable {
     /// Adds a measurement to the stream. Measurements older than one scan window before the newest are dropped.
     public func add(_ input: LocatorInput) {
         lock.lock(); defer { lock.unlock() }
+        if case .step(let s) = input {
+            // Kept until the tracker has moved by it (at most the last 4,096).
+            if pendingSteps.count >= 4096 { pendingSteps.removeFirst(pendingSteps.count - 4095) }
+            pendingSteps.append(s)
+            return
+        }
         stream.append(input)
         let t = input.timestamp.timeIntervalSinceReferenceDate
         newest = max(newest, t)
@@ -240,7 +252,10 @@ public final class IndoorLocator: @unchecked Sendable {
     public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
         let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
-        let window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
+        var window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
+        // Every step not yet used up to `to`, not only the window's: a step the pedometer reported late still counts.
+        pendingSteps.removeAll { $0.timestamp.timeIntervalSinceReferenceDate <= stepsUsedThrough }
+        for s in pendingSteps where s.timestamp.timeIntervalSinceReferenceDate <= to { window.append(.step(s)) }
         return locate(window, at: time, windowTime: to)
     }
 
@@ -249,6 +264,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         stream.removeAll(keepingCapacity: true)
         newest = -.infinity
+        pendingSteps.removeAll(); stepsUsedThrough = -.infinity; hasStepDetector = false
         tracker.startTrack()
         lastTracked = nil
     }
@@ -381,6 +397,7 @@ public final class IndoorLocator: @unchecked Sendable {
                                    lengthAccuracy: s.lengthAccuracy, headingAccuracy: s.headingAccuracy)
             guard step.isValid else { ignored.invalidStep += 1; continue }
             walked.append(step)
+            newestUsed = max(newestUsed, step.t)
         }
         guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty || (tracked && !walked.isEmpty) else {
             return .unavailable(.noMeasurements, ignored: ignored)
@@ -389,6 +406,7 @@ public final class IndoorLocator: @unchecked Sendable {
             return last.outcome
         }
         if !walked.isEmpty { hasStepDetector = true }
+        if tracked { stepsUsedThrough = max(stepsUsedThrough, steps.map { $0.timestamp.timeIntervalSinceReferenceDate }.max() ?? -.infinity) }
         let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil,
                                       steps: tracked && hasStepDetector ? walked.sorted { $0.t < $1.t } : nil)
         let snapshot = engine.locate(observation, ranges: ranged)
@@ -426,7 +444,7 @@ public final class IndoorLocator: @unchecked Sendable {
         return engine.locate(observation)
     }
 
-    /// Internal: the tracker's next fix for an already-built observation (checked against the tournament's ekf).
+    /// Internal: the tracker's next fix for an already-built observation (checked against the tournament's particle filter).
     func track(observation: Observation) -> EstimateOutcome {
         lock.lock(); defer { lock.unlock() }
         return tracker.step(observation)

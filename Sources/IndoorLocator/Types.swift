@@ -115,6 +115,7 @@ public struct PathLossModel: Sendable, Hashable {
     /// a beacon a scan window holds, which tells the tracker how far above its mean the strongest sample lies (a
     /// beacon is heard when that one clears ``sensitivity``).
     public var advertisingInterval: Double
+    /// The share of advertisements the phone loses, in [0, 1).
     public var packetLoss: Double
     /// σ of each beacon's own power about its ``BeaconPlacement/measuredPower`` (or ``measuredPower``), dB, when the
     /// beacons were not calibrated one by one. Keep it in ``modelError`` too (a one-scan fix cannot learn it); the
@@ -124,6 +125,7 @@ public struct PathLossModel: Sendable, Hashable {
     /// ``bodyHalfAngle`` degrees of straight behind. Keep its share in ``modelError`` too; the stream's tracker knows
     /// where the walker faces from the steps and takes it out. 0: not modelled.
     public var bodyLoss: Double
+    /// Half the angle behind the walker that the body shadows, degrees, in (0, 180].
     public var bodyHalfAngle: Double
 
     /// Creates a model; the defaults are typical iBeacon values.

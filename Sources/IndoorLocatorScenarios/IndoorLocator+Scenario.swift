@@ -10,7 +10,8 @@ extension IndoorLocator {
     /// gives uuid, major and minor; otherwise the beacon's `id` as a string identity), radio model, bounds,
     /// walls, rooms and friezes.
     /// - Throws: ``LocatorError`` naming the file, line and field of any problem.
-    public convenience init(scenarioAt path: String) throws {
+    /// - Parameter seed: the stream's particles draw from it (``IndoorLocator/init(beacons:pathLoss:friezes:walls:rooms:area:seed:)``).
+    public convenience init(scenarioAt path: String, seed: UInt64 = 0) throws {
         let s: Scenario
         do { s = try ScenarioLoader.load(path: path) } catch { throw LocatorError("\(error)") }
         var placements: [BeaconPlacement] = []
@@ -31,10 +32,11 @@ extension IndoorLocator {
         try self.init(beacons: placements,
                       pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
                                               receiverHeight: r.receiverHeight, scanWindow: r.scanWindow, sensitivity: r.sensitivity,
-                                              correlationDistance: r.correlationDistance, modelError: r.modelError),
+                                              correlationDistance: r.correlationDistance, modelError: r.modelError,
+                                              advertisingInterval: r.advertisingInterval, packetLoss: r.packetLoss),
                       friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
                       walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
                       rooms: s.rooms.map { Room(name: $0.name, outline: $0.polygon.vertices.map { Position(x: $0.x, y: $0.y) }) },
-                      area: (s.bounds.maxX, s.bounds.maxY))
+                      area: (s.bounds.maxX, s.bounds.maxY), seed: seed)
     }
 }

@@ -17,7 +17,7 @@ import Foundation
 ///
 /// The lab's offset-free estimators share this fit: free space, with the venue's walls (multi-start), with a
 /// Huber loss by iteratively reweighted least squares, with censored terms for the beacons of the venue that
-/// were not heard, and learning the phone (the shipped winner).
+/// were not heard, and learning the phone (the best snapshot estimator, the library's one-scan fix).
 package final class OffsetFreeFit {
     package struct Options {
         package var walls: Bool
@@ -35,7 +35,7 @@ package final class OffsetFreeFit {
             self.walls = walls; self.robust = robust; self.censored = censored; self.learns = learns
             self.truncatedMeans = truncatedMeans; self.statesRegion = statesRegion
         }
-        /// The tournament's winner and the shipped library's estimator (`offset-learning`): walls in the model,
+        /// The tournament's best snapshot estimator and the library's one-scan fix (`offset-learning`): walls in the model,
         /// the phone learned over the scans, truncated heard means, an honest stated region.
         package static let learning = Options(walls: true, robust: false, censored: false, learns: true, truncatedMeans: true, statesRegion: true)
     }

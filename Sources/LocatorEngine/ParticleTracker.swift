@@ -17,7 +17,7 @@ import LabCore
 ///   the venue knows the walker's ``Venue/body`` shadowing, each particle's walker faces along the particle's own
 ///   last step (drawn with the step's heading noise, less its compass bias), so the particle knows which beacons
 ///   the body shadows (``BodyShadowing/Sector``): their means move by L·(q − p) and the body's share leaves σ_m.
-///   With ``Settings/fieldModel`` (the particle smoother's filter) the likelihood is the field's instead: heard
+///   With ``Settings/fieldModel`` (the default) the likelihood is the field's: heard
 ///   means truncated at the sensitivity, heard and missed beacons, each beacon's P0 error learned, and the facing
 ///   kept while the walker stands (``weigh(_:)``);
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
@@ -98,7 +98,7 @@ package final class ParticleTracker {
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings(), floorplan: FloorplanIndex? = nil) {
         self.venue = venue
         self.settings = settings
-        // The field's likelihood reads the attenuation grid; the live filter does not need it made.
+        // The field's likelihood reads the attenuation grid; without it (the comparison) it is not made.
         if let floorplan, floorplan.hasAttenuations || !settings.fieldModel {
             self.floorplan = floorplan
         } else {
@@ -562,7 +562,7 @@ package final class ParticleTracker {
     }
 
     /// Multiplies each weight by the measured ranges' likelihood at the particle: each range r with its σ against the
-    /// particle's 3-D distance d to the beacon, N(r − d; 0, σ²).
+    /// particle's 3-D distance d to the beacon, N(r − d; 0, σ²), σ at least 1 mm (as in the fit).
     private func weigh(_ ranges: [MeasuredRange]) {
         var best = -Double.infinity
         for i in 0..<n {
@@ -571,7 +571,7 @@ package final class ParticleTracker {
             for r in ranges {
                 let c = venue.beaconPositions[r.beacon], dz = venue.beaconHeightOffset[r.beacon]
                 let dx = px[i] - c.x, dy = py[i] - c.y
-                let e = ((dx * dx + dy * dy + dz * dz).squareRoot() - r.distance) / r.sigma
+                let e = ((dx * dx + dy * dy + dz * dz).squareRoot() - r.distance) / max(r.sigma, 1e-3)   // as the fit's
                 ll -= 0.5 * e * e
             }
             scratch[i] = ll

@@ -151,6 +151,10 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(throws: LocatorError.self) { try BeaconIdentity(eddystoneNamespace: "not hex", instance: "000000000001") }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, rooms: [Room(name: "sliver", outline: [Position(x: 0, y: 0), Position(x: 1, y: 1)])]) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(correlationDistance: 0)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(packetLoss: 1)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(advertisingInterval: 0)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(beaconPowerSigma: -1)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(bodyHalfAngle: 200)) }
     }
 
     @Test func loadsAScenario() throws {
@@ -322,19 +326,20 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         // The same seed and inputs: the same track.
         let again = walk(try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15), seed: 7), steps: true)
         #expect(again.map(\.position) == track.map(\.position))
-        // Ranges alone keep it (the walker stands at x = 13.8 for three more seconds).
-        let p = Position(x: 13.8, y: 7.5)
-        for k in 10..<13 {
+        // Ranges alone bring it to where the walker went next (x = 14.5, y = 8.5) and hold it there.
+        let p = Position(x: 14.5, y: 8.5)
+        var last: Location?
+        for k in 10..<14 {
             let t = 200 + Double(k)
             for b in placements { stepped.add(RangeSample(beacon: b.identity, distance: p.distance(to: b.position), technology: .uwb, timestamp: Date(timeIntervalSinceReferenceDate: t))) }
-            let l = try #require(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: t + 0.5)).location)
-            #expect(l.position.distance(to: p) < 0.3, "ranges at \(t): \(l.position)")
-            #expect(l.beaconsUsed.count == placements.count)
+            last = try #require(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: t + 0.5)).location)
+            #expect(last?.beaconsUsed.count == placements.count)
         }
+        #expect(try #require(last).position.distance(to: p) < 0.3, "ranges: \(String(describing: last?.position))")
         // A 5 m step is not a step.
-        stepped.add(StepSample(length: 5, heading: 90, timestamp: Date(timeIntervalSinceReferenceDate: 213.2)))
-        for s in exactScan(at: p, time: 213.3) { stepped.add(s) }
-        #expect(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: 213.5)).ignored.invalidStep == 1)
+        stepped.add(StepSample(length: 5, heading: 90, timestamp: Date(timeIntervalSinceReferenceDate: 214.2)))
+        for s in exactScan(at: p, time: 214.3) { stepped.add(s) }
+        #expect(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: 214.5)).ignored.invalidStep == 1)
         // Without steps the filter still follows, less closely.
         let plain = walk(try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15), seed: 7), steps: false)
         func meanError(_ track: [Location]) -> Double {

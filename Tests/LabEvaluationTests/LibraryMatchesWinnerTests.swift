@@ -59,7 +59,8 @@ import IndoorLocatorScenarios
             for (k, e) in epochs.enumerated() {
                 if k == 0 || epochs[k - 1].walk != e.walk { gsl.startDevice(); gslTracker.startDevice(); locator.forgetDevice() }
                 if e.walk == nil { gslTracker.startTrack(); locator.restartTrack() }
-                let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t)
+                let observation = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t,
+                                              steps: e.steps)
                 for (tracked, mine, theirs) in [(false, locator.locate(observation: observation), gsl.locate(observation)),
                                                 (true, locator.track(observation: observation), gslTracker.locate(observation))] {
                 switch (mine, theirs) {
