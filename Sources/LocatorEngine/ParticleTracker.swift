@@ -441,16 +441,16 @@ package final class ParticleTracker {
         let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
         let tables = TruncatedNormal.lookup
         let missed = missedTerm
-        var deltaMax = -Double.infinity
-        if field { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         let m = o.beacons.count
-        if field {
+        // Missed beacons tell something only against a known sensitivity (the library may not be given one).
+        var u = 0
+        if field && sensitivity.isFinite {
             heardFlags.update(repeating: false, count: beacons)
             for b in o.beacons { heardFlags[b.beacon] = true }
+            for beacon in 0..<beacons where !heardFlags[beacon] { u += 1 }
         }
-        var u = 0
-        // Missed beacons tell something only against a known sensitivity (the library may not be given one).
-        if field && sensitivity.isFinite { for beacon in 0..<beacons where !heardFlags[beacon] { u += 1 } }
+        var deltaMax = -Double.infinity   // for the missed beacons' far limit
+        if u > 0 { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         var best = -Double.infinity
         let cells = floorplan.cellCount, grid = floorplan.cells
         floorplan.withGrids { losses, attenuations in

@@ -29,16 +29,17 @@ package enum TruncatedNormal {
     /// ``hazard(_:)``; ln(1 − Φ) on [−8, 8] (ln φ − ln λ beyond, 0 below), within 10⁻⁴. Made once for the
     /// process (``lookup``); ln Φ(α) is `logSurvival(−α)`.
     package struct Lookup: @unchecked Sendable {
-        private static let scale = 64.0, hazardStart = -6.0, survivalStart = -8.0
-        private let hazards: UnsafeMutablePointer<Double>, survivals: UnsafeMutablePointer<Double>
-        private let hazardLast: Double, survivalLast: Double
+        private static let scale = 64.0, hazardStart = -6.0
+        private let hazards: UnsafeMutablePointer<Double>
+        private let hazardLast: Double
+        /// ln(1 − Φ): the floored table with no floor.
+        private let survival = FlooredLogSurvival(floor: 0)
 
         fileprivate init() {
-            let h = 14 * 64 + 1, s = 16 * 64 + 1
-            hazards = .allocate(capacity: h); survivals = .allocate(capacity: s)
+            let h = 14 * 64 + 1
+            hazards = .allocate(capacity: h)
             for i in 0..<h { hazards[i] = TruncatedNormal.hazard(Self.hazardStart + Double(i) / Self.scale) }
-            for i in 0..<s { survivals[i] = Foundation.log(0.5 * erfc((Self.survivalStart + Double(i) / Self.scale) / 2.0.squareRoot())) }
-            hazardLast = Double(h - 1); survivalLast = Double(s - 1)
+            hazardLast = Double(h - 1)
         }
 
         /// λ's asymptotic series, α + 1/α − 2/α³ + 10/α⁵ − 74/α⁷ (relative error under 10⁻⁶ from α = 8).
@@ -55,13 +56,7 @@ package enum TruncatedNormal {
             return hazards[i] + f * (hazards[i + 1] - hazards[i])
         }
 
-        @inline(__always) package func logSurvival(_ a: Double) -> Double {
-            guard a > Self.survivalStart else { return 0 }
-            let u = (a - Self.survivalStart) * Self.scale
-            guard u < survivalLast else { return -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Self.hazardBeyond(a)) }
-            let i = Int(u), f = u - Double(i)
-            return survivals[i] + f * (survivals[i + 1] - survivals[i])
-        }
+        @inline(__always) package func logSurvival(_ a: Double) -> Double { survival(a) }
     }
 
     /// The tables, made on first use and kept for the process.
@@ -69,8 +64,8 @@ package enum TruncatedNormal {
 
     /// ln(m + (1 − m)·(1 − Φ(α))) for a fixed floor m: the chance of something that also happens anyway with
     /// probability m (a beacon missed by a scan window however strong it reads). Tabulated like
-    /// ``Lookup/logSurvival(_:)``: linear between points 1/64 apart on [−8, 8], 0 below, ln m beyond (where 1 − Φ
-    /// is under 10⁻¹⁵), ln(1 − Φ) itself when m is 0.
+    /// ``Lookup/logSurvival(_:)``, which is this table with m = 0: linear between points 1/64 apart on [−8, 8], 0
+    /// below, ln m beyond (where 1 − Φ is under 10⁻¹⁵), or when m is 0 ln φ − ln λ (λ's asymptotic series).
     package final class FlooredLogSurvival: @unchecked Sendable {
         private static let scale = 64.0, start = -8.0
         private let values: UnsafeMutablePointer<Double>
@@ -90,7 +85,9 @@ package enum TruncatedNormal {
         @inline(__always) package func callAsFunction(_ a: Double) -> Double {
             guard a > Self.start else { return 0 }
             let u = (a - Self.start) * Self.scale
-            guard u < last else { return floor > 0 ? Foundation.log(floor) : TruncatedNormal.lookup.logSurvival(a) }
+            guard u < last else {
+                return floor > 0 ? Foundation.log(floor) : -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Lookup.hazardBeyond(a))
+            }
             let i = Int(u), f = u - Double(i)
             return values[i] + f * (values[i + 1] - values[i])
         }
