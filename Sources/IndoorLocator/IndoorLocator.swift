@@ -66,10 +66,13 @@ public final class IndoorLocator: @unchecked Sendable {
     private var newest = -Double.infinity
     /// Whether the stream has had a step since the phone took over: then a scan window without steps means standing.
     private var hasStepDetector = false
-    /// Steps added to the stream that the tracker has not moved by yet (``currentLocation(at:)`` passes every one up to
-    /// the time asked, however late it came or however the asks fall), and the newest step time it has used.
+    /// Steps added to the stream that the tracker has not moved by yet: ``currentLocation(at:)`` passes every one up to
+    /// the time asked, however late it came (even after a later step) or however the asks fall, and each goes once the
+    /// tracker has moved by it.
     private var pendingSteps: [StepSample] = []
-    private var stepsUsedThrough = -Double.infinity
+    /// How many stream windows have used their steps up: the tracker moved by them, or (every one invalid, nothing
+    /// else heard) they were counted as ignored. An ask that gives the last outcome back uses nothing.
+    private var windowsUsed = 0
     /// The tracker's last step from the stream: asking again within the same scan window gives it back rather than
     /// counting the same measurements twice.
     private var lastTracked: (windowTime: Double, outcome: LocationOutcome)?
@@ -188,7 +191,7 @@ public final class IndoorLocator: @unchecked Sendable {
         engine.startDevice()
         tracker.startDevice()
         hasStepDetector = false
-        pendingSteps.removeAll(); stepsUsedThrough = -.infinity
+        pendingSteps.removeAll()
         lastTracked = nil
     }
 
@@ -254,9 +257,12 @@ public final class IndoorLocator: @unchecked Sendable {
         let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
         var window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
         // Every step not yet used up to `to`, not only the window's: a step the pedometer reported late still counts.
-        pendingSteps.removeAll { $0.timestamp.timeIntervalSinceReferenceDate <= stepsUsedThrough }
-        for s in pendingSteps where s.timestamp.timeIntervalSinceReferenceDate <= to { window.append(.step(s)) }
-        return locate(window, at: time, windowTime: to)
+        let due: (StepSample) -> Bool = { $0.timestamp.timeIntervalSinceReferenceDate <= to }
+        for s in pendingSteps where due(s) { window.append(.step(s)) }
+        let used = windowsUsed
+        let outcome = locate(window, at: time, windowTime: to)
+        if windowsUsed != used { pendingSteps.removeAll(where: due) }
+        return outcome
     }
 
     /// Forgets the stream.
@@ -264,7 +270,7 @@ public final class IndoorLocator: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         stream.removeAll(keepingCapacity: true)
         newest = -.infinity
-        pendingSteps.removeAll(); stepsUsedThrough = -.infinity; hasStepDetector = false
+        pendingSteps.removeAll(); hasStepDetector = false
         tracker.startTrack()
         lastTracked = nil
     }
@@ -400,13 +406,14 @@ public final class IndoorLocator: @unchecked Sendable {
             newestUsed = max(newestUsed, step.t)
         }
         guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty || (tracked && !walked.isEmpty) else {
+            if tracked { windowsUsed += 1 }   // its steps, if any, were all invalid and are counted
             return .unavailable(.noMeasurements, ignored: ignored)
         }
         if tracked, let last = lastTracked, windowTime >= last.windowTime, windowTime < last.windowTime + pathLoss.scanWindow {
             return last.outcome
         }
         if !walked.isEmpty { hasStepDetector = true }
-        if tracked { stepsUsedThrough = max(stepsUsedThrough, steps.map { $0.timestamp.timeIntervalSinceReferenceDate }.max() ?? -.infinity) }
+        if tracked { windowsUsed += 1 }
         let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil,
                                       steps: tracked && hasStepDetector ? walked.sorted { $0.t < $1.t } : nil)
         let snapshot = engine.locate(observation, ranges: ranged)

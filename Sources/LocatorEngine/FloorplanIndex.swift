@@ -17,9 +17,9 @@ package struct FloorplanIndex: Sendable {
     package let nx: Int, ny: Int
     /// [cell]: 1 where a walker can stand.
     let walkable: [UInt8]
-    /// [beacon × cells + cell]: wall loss between the cell's centre and the beacon, dB.
+    /// [cell × ``beaconCount`` + beacon]: wall loss between the cell's centre and the beacon, dB.
     let losses: [Float]
-    /// [beacon × cells + cell]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB;
+    /// [cell × ``beaconCount`` + beacon]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB;
     /// empty unless asked for.
     let attenuations: [Float]
     /// Wall indices per cell of the coarse wall grid, and that grid's size.
@@ -28,6 +28,8 @@ package struct FloorplanIndex: Sendable {
     let wx: Int, wy: Int
     package let walls: WallIndex
     let hasWalls: Bool
+    /// The venue's beacons: the grids' stride per cell.
+    package let beaconCount: Int
 
     /// - Parameters:
     ///   - cellSize: the grid's cell, metres (at most 250,000 cells: larger venues get larger cells).
@@ -50,13 +52,15 @@ package struct FloorplanIndex: Sendable {
         walkable = walk
         walls = venue.walls
         hasWalls = !venue.walls.isEmpty
-        let wallLosses = venue.walls.isEmpty ? [] : venue.beaconPositions.flatMap { b in centres.map { Float(venue.walls.loss(from: b, to: $0)) } }
+        // Cell-major: a particle reads every beacon's value at its cell from one or two cache lines.
+        beaconCount = venue.beaconCount
+        let wallLosses = venue.walls.isEmpty ? [] : centres.flatMap { c in venue.beaconPositions.map { Float(venue.walls.loss(from: $0, to: c)) } }
         losses = wallLosses
-        let k = 5 * venue.radio.exponent / log(10.0), count = centres.count
-        attenuations = !withAttenuations ? [] : venue.beaconPositions.indices.flatMap { b in
-            centres.indices.map { c in
+        let k = 5 * venue.radio.exponent / log(10.0), beacons = venue.beaconCount
+        attenuations = !withAttenuations ? [] : centres.indices.flatMap { c in
+            venue.beaconPositions.indices.map { b in
                 let dx = centres[c].x - venue.beaconPositions[b].x, dy = centres[c].y - venue.beaconPositions[b].y, dz = venue.beaconHeightOffset[b]
-                return Float(k * log(max(dx * dx + dy * dy + dz * dz, 1e-4)) + (wallLosses.isEmpty ? 0 : Double(wallLosses[b * count + c])))
+                return Float(k * log(max(dx * dx + dy * dy + dz * dz, 1e-4)) + (wallLosses.isEmpty ? 0 : Double(wallLosses[c * beacons + b])))
             }
         }
         wallCell = max(2, max(bounds.width, bounds.height) / 64)
@@ -115,7 +119,7 @@ package struct FloorplanIndex: Sendable {
     package var hasAttenuations: Bool { !attenuations.isEmpty }
 
     /// Calls `body` with the wall-loss and attenuation grids as pointers (nil when the venue has no walls, or the
-    /// attenuations were not made), indexed [beacon × ``cellCount`` + cell]: for inner loops that should not touch
+    /// attenuations were not made), indexed [cell × ``beaconCount`` + beacon]: for inner loops that should not touch
     /// the arrays per lookup.
     package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>?) -> R) -> R {
         losses.withUnsafeBufferPointer { l in attenuations.withUnsafeBufferPointer { a in body(hasWalls ? l.baseAddress : nil, a.baseAddress) } }
@@ -137,46 +141,5 @@ package struct FloorplanIndex: Sendable {
             }
         }
         return false
-    }
-}
-
-/// The trackers' own random stream (xoshiro256**, Blackman & Vigna 2018; Gaussians by the Box–Muller
-/// transform): pure Swift, so the shipped library can carry it, and seeded, so that fixes repeat.
-package struct TrackerRandom: Sendable {
-    private var s0, s1, s2, s3: UInt64
-    private var spare: Double?
-
-    package init(seed: UInt64) {
-        // SplitMix64 spreads the seed over the state (never all zero).
-        var z = seed
-        func next() -> UInt64 {
-            z &+= 0x9E37_79B9_7F4A_7C15
-            var x = z
-            x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-            return x ^ (x >> 31)
-        }
-        s0 = next(); s1 = next(); s2 = next(); s3 = next()
-    }
-
-    @inline(__always) package mutating func nextUInt64() -> UInt64 {
-        let result = ((s1 &* 5) << 7 | (s1 &* 5) >> 57) &* 9
-        let t = s1 << 17
-        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3
-        s2 ^= t
-        s3 = s3 << 45 | s3 >> 19
-        return result
-    }
-
-    /// Uniform on [0, 1).
-    @inline(__always) package mutating func uniform() -> Double { Double(nextUInt64() >> 11) * 0x1.0p-53 }
-
-    /// N(0, 1).
-    @inline(__always) package mutating func gaussian() -> Double {
-        if let g = spare { spare = nil; return g }
-        let u = max(uniform(), 1e-300), v = uniform()
-        let r = (-2 * log(u)).squareRoot()
-        spare = r * sin(2 * .pi * v)
-        return r * cos(2 * .pi * v)
     }
 }

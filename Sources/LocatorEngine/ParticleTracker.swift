@@ -330,6 +330,8 @@ package final class ParticleTracker {
         let l21 = l11 > 0 ? pv / l11 : 0
         let l22 = max(vv - l21 * l21, 0).squareRoot()
         let drift = dd.squareRoot()
+        var rng = self.rng   // a local copy: no exclusivity check per draw
+        defer { self.rng = rng }
         for i in 0..<n where pw[i] > 0 {
             let zx = rng.gaussian(), zy = rng.gaussian()
             let x = px[i] + pvx[i] * dt + l11 * zx, y = py[i] + pvy[i] * dt + l11 * zy
@@ -350,6 +352,8 @@ package final class ParticleTracker {
         let biasDrift = m.stepBiasDrift * .pi / 180 * dt.squareRoot()
         let drift = m.processNoise(dt: dt).offset.squareRoot()
         if !steps.isEmpty { facingKnown = true }
+        var rng = self.rng   // a local copy: no exclusivity check per draw
+        defer { self.rng = rng }
         if !biasDrawn {
             for i in 0..<n { pb[i] = m.stepBiasSigma * .pi / 180 * rng.gaussian() }
             biasDrawn = true
@@ -405,8 +409,9 @@ package final class ParticleTracker {
     ///
     /// - The mean of a heard beacon's readings: a reading counts only when it clears the sensitivity S, so against
     ///   the particle's mean μ the heard readings average μ + σ·λ((S − μ)/σ) (``TruncatedNormal``). With
-    ///   a = −r²/(2s²) and b = −r²/(2S²), S² = s² + s_o² (so b ≥ a), the heavy-tailed mixture's log density is
-    ///   b + ln((1 − ε)/s · e^(a − b) + ε/S) up to a constant: one exp and one log per term.
+    ///   S² = s² + s_o², the heavy-tailed mixture's log density ln((1 − ε)/s·e^(−r²/2s²) + ε/S·e^(−r²/2S²)) is
+    ///   ln((1 − ε)/s) − r²/2s² + ln(1 + eˣ), x = r²·(1/2s² − 1/2S²) + ln(ε·s/((1 − ε)·S)), from a table (``Softplus``),
+    ///   whose logistic(x) is the share of the reading that the mixture calls an outlier.
     /// - Heard or missed, once per scan window: a beacon is heard when its strongest reading clears S. The strongest
     ///   of K′ = K·(1 − loss) readings lies about e·σ above their mean (``TruncatedNormal/expectedMaximum(of:)``)
     ///   with a spread of about σ/2 (σ under correlated shadowing, where a window's readings move together), to
@@ -439,7 +444,7 @@ package final class ParticleTracker {
         let wide2 = settings.outlierScale * settings.outlierScale
         // Detection: the strongest reading's lift above the mean and its spread.
         let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
-        let tables = TruncatedNormal.lookup
+        let tables = TruncatedNormal.lookup, softplus = Softplus.shared
         let missed = missedTerm
         let m = o.beacons.count
         // Missed beacons tell something only against a known sensitivity (the library may not be given one).
@@ -452,20 +457,20 @@ package final class ParticleTracker {
         var deltaMax = -Double.infinity   // for the missed beacons' far limit
         if u > 0 { for i in 0..<n where pw[i] > 0 { deltaMax = max(deltaMax, pd[i]) } }
         var best = -Double.infinity
-        let cells = floorplan.cellCount, grid = floorplan.cells
+        let grid = floorplan.cells
         floorplan.withGrids { losses, attenuations in
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(m + u, 1)) { indices in
-            withUnsafeTemporaryAllocation(of: Double.self, capacity: 12 * max(m + u, 1)) { buffer in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 13 * max(m + u, 1)) { buffer in
                 let t = buffer.baseAddress!, index = indices.baseAddress!
                 // Per beacon, heard ones first (m), then missed ones (u): position, height², its index; heard: the reading
-                // minus P0, 1/(2s²), 1/(2S²), (1 − ε)/s, ε/S, where s² is the reading's variance and, when the beacon's
+                // minus P0, 1/(2s²), 1/(2s²) − 1/(2S²), ln((1 − ε)/s), ln(ε·s/((1 − ε)·S)), where s² is the reading's variance and, when the beacon's
                 // P0 error is learned, that error's variance v; the Kalman gain v/s² of that error; the reading's own
                 // variance s² − v; the sensitivity less the reading. Both: 1/σ_e for detection; missed: S − P0 − lift and
                 // the squared distance beyond which no particle would hear it.
                 let all = m + u
                 let bx = t, by = t + all, bz2 = t + 2 * all, invDetect = t + 3 * all
                 let z = t + 4 * all, ha = t + 5 * all, hb = t + 6 * all, ca = t + 7 * all, cb = t + 8 * all
-                let gain = t + 9 * all, own = t + 10 * all, gap = t + 11 * all
+                let gain = t + 9 * all, own = t + 10 * all, gap = t + 11 * all, residual = t + 12 * all
                 // For missed beacons z holds S − P0 − lift and gap the far limit (their heard-only slots are unused).
                 for (j, b) in o.beacons.enumerated() {
                     index[j] = b.beacon
@@ -477,8 +482,8 @@ package final class ParticleTracker {
                     let v = spreadVariance?[b.beacon] ?? 0
                     let s2 = own[j] + v, w2 = s2 + wide2
                     gain[j] = v / s2
-                    ha[j] = 0.5 / s2; hb[j] = 0.5 / w2
-                    ca[j] = (1 - eps) / s2.squareRoot(); cb[j] = eps / w2.squareRoot()
+                    ha[j] = 0.5 / s2; hb[j] = 0.5 / s2 - 0.5 / w2
+                    ca[j] = log((1 - eps) / s2.squareRoot()); cb[j] = log(eps / w2.squareRoot()) - ca[j]   // −∞ when ε = 0
                     invDetect[j] = 1 / (maximum2 + model2 + v).squareRoot()
                 }
                 var j = m
@@ -496,7 +501,7 @@ package final class ParticleTracker {
                 }
                 for i in 0..<n {
                     guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
-                    let cell = grid.cell(px[i], py[i])
+                    let cell = grid.cell(px[i], py[i]) * beacons
                     let x = px[i], y = py[i], delta = pd[i]
                     let hx = fx[i], hy = fy[i]
                     var learned: UnsafeMutablePointer<Double>?
@@ -512,29 +517,31 @@ package final class ParticleTracker {
                         }
                         return body.extraLoss(probability: q)
                     }
-                    var ll = 0.0, product = 1.0
+                    var ll = 0.0
+                    // Two passes over the heard beacons: the residuals (a call to log each), then the tables, whose
+                    // chains of dependent loads overlap from beacon to beacon when no call stands between them.
                     for j in 0..<m {
                         let dx = x - bx[j], dy = y - by[j]
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
                         // r = reading − μ, μ = P0 + δ − k·ln d² − walls − body + the beacon's learned error
-                        var r = z[j] - delta + k * log(d2) + (losses.map { Double($0[index[j] * cells + cell]) } ?? 0)
+                        var r = z[j] - delta + k * log(d2) + (losses.map { Double($0[cell + index[j]]) } ?? 0)
                         if facing { r += bodyLoss(dx, dy, h2) }
                         if let learned { r -= learned[index[j]] }
+                        residual[j] = r
+                    }
+                    for j in 0..<m {
+                        var r = residual[j]
                         if field {
                             ll += tables.logSurvival((gap[j] + r - lift) * invDetect[j])   // heard
                             let alpha = (gap[j] + r) * inverseSigma
                             if alpha > -6 { r -= sigma * tables.hazard(alpha) }
                         }
                         let r2 = r * r
-                        let a = -r2 * ha[j], b = -r2 * hb[j]
-                        let inlier = ca[j] * exp(a - b), mixture = inlier + cb[j]
-                        // ln of the mixtures' product, taken once per particle: each lies in [ε/S, (1 − ε)/s + ε/S], so the
-                        // product of a scan's (at most a few dozen) stays far inside the doubles' range.
-                        ll += b; product *= mixture
-                        if product < 1e-200 { ll += log(product); product = 1 }   // a venue with very many beacons heard
+                        let (tail, outlier) = softplus(r2 * hb[j] + cb[j])
+                        ll += ca[j] - r2 * ha[j] + tail
                         // The beacon's error learns from the reading as far as the reading is not an outlier.
-                        if let learned { learned[index[j]] += gain[j] * r * (inlier / mixture) }
+                        if let learned { learned[index[j]] += gain[j] * r * (1 - outlier) }
                     }
                     for j in m..<all {
                         let dx = x - bx[j], dy = y - by[j]
@@ -542,12 +549,11 @@ package final class ParticleTracker {
                         let d2 = max(h2 + bz2[j], 1e-4)
                         guard d2 < gap[j] else { continue }
                         // g = S − lift − μ, P(missed) = m + (1 − m)·Φ(g/σ_e); the path loss from the particle's cell's centre.
-                        var g = z[j] - delta + Double(attenuations![index[j] * cells + cell])   // made: fieldModel
+                        var g = z[j] - delta + Double(attenuations![cell + index[j]])   // made: fieldModel
                         if facing { g += bodyLoss(dx, dy, h2) }
                         if let learned { g -= learned[index[j]] }
                         ll += missed(-g * invDetect[j])
                     }
-                    ll += log(product)
                     scratch[i] = ll
                     best = max(best, ll)
                 }
