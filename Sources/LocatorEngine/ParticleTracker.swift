@@ -444,7 +444,7 @@ package final class ParticleTracker {
         let wide2 = settings.outlierScale * settings.outlierScale
         // Detection: the strongest reading's lift above the mean and its spread.
         let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
-        let tables = TruncatedNormal.lookup, softplus = Softplus.shared
+        let tables = TruncatedNormal.lookup, softplus = Softplus.shared, fastLog = FastLog.shared
         let missed = missedTerm
         let m = o.beacons.count
         // Missed beacons tell something only against a known sensitivity (the library may not be given one).
@@ -525,7 +525,7 @@ package final class ParticleTracker {
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
                         // r = reading − μ, μ = P0 + δ − k·ln d² − walls − body + the beacon's learned error
-                        var r = z[j] - delta + k * log(d2) + (losses.map { Double($0[cell + index[j]]) } ?? 0)
+                        var r = z[j] - delta + k * fastLog(d2) + (losses.map { Double($0[cell + index[j]]) } ?? 0)
                         if facing { r += bodyLoss(dx, dy, h2) }
                         if let learned { r -= learned[index[j]] }
                         residual[j] = r
