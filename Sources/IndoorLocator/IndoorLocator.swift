@@ -66,9 +66,11 @@ public final class IndoorLocator: @unchecked Sendable {
     private var newest = -Double.infinity
     /// Whether the stream has had a step since the phone took over: then a scan window without steps means standing.
     private var hasStepDetector = false
-    /// Steps added to the stream that the tracker has not moved by yet: ``currentLocation(at:)`` passes every one up to
-    /// the time asked, however late it came (even after a later step) or however the asks fall, and each goes once the
-    /// tracker has moved by it.
+    /// Steps added to the stream and not yet used: ``currentLocation(at:)`` passes every one up to the time asked,
+    /// however late it came (even after a later step) or however the asks fall, and each goes once a window that
+    /// carried it was used (``windowsUsed``: the tracker stepped with it, even when that step gave no fix, or it was
+    /// invalid and counted). ``reset()`` and ``forgetDevice()`` drop them; ``restartTrack()`` keeps them (a new
+    /// track starts from a fix and moves by the steps after it).
     private var pendingSteps: [StepSample] = []
     /// How many stream windows have used their steps up: the tracker moved by them, or (every one invalid, nothing
     /// else heard) they were counted as ignored. An ask that gives the last outcome back uses nothing.

@@ -104,6 +104,9 @@ package final class ParticleTracker {
         } else {
             self.floorplan = FloorplanIndex(venue: venue, attenuations: settings.fieldModel)
         }
+        // The grids' stride per cell is the floorplan's beacon count; the weights' mixture needs 0 ≤ ε < 1.
+        precondition(self.floorplan.beaconCount == venue.beaconCount, "a floorplan index made for another venue")
+        precondition(settings.outlierRate >= 0 && settings.outlierRate < 1, "outlier rate outside [0, 1)")
         fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
         n = max(settings.particles, 1)
         let block = UnsafeMutablePointer<Double>.allocate(capacity: 10 * n)

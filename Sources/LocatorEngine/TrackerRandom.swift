@@ -3,7 +3,7 @@ import Foundation
 /// The trackers' own random stream: xoshiro256** (Blackman & Vigna 2018) for the bits, Gaussians by the ziggurat
 /// (Marsaglia & Tsang 2000, 256 layers, the tail by Marsaglia 1964). Pure Swift, so the shipped library can carry
 /// it, and seeded, so that fixes repeat. A particle filter draws five or more Gaussians per particle and scan; the
-/// ziggurat takes one 64-bit draw, a multiply and a compare for 99% of them (Box–Muller took a log, a sine and a
+/// ziggurat takes one 64-bit draw, a multiply and a compare for 98.5% of them (Box–Muller took a log, a sine and a
 /// cosine per pair).
 package struct TrackerRandom: Sendable {
     private var s0, s1, s2, s3: UInt64
@@ -41,8 +41,8 @@ package struct TrackerRandom: Sendable {
         let layer = Int(bits & 0xFF)
         let u = Double(bits >> 11) * 0x1.0p-53
         let z = Ziggurat.shared
-        let x = u * z.width[layer]
-        if u < z.inner[layer] { return bits & 0x100 == 0 ? x : -x }
+        let x = u * z.width(layer)
+        if u < z.inner(layer) { return bits & 0x100 == 0 ? x : -x }
         return gaussianSlow(bits: bits, layer: layer, x: x)
     }
 
@@ -59,14 +59,14 @@ package struct TrackerRandom: Sendable {
                 }
             }
             // The wedge: a height uniform between the layer's bottom and top, kept under the density.
-            if z.density[layer] + uniform() * (z.density[layer + 1] - z.density[layer]) < exp(-0.5 * x * x) {
+            if z.density(layer) + uniform() * (z.density(layer + 1) - z.density(layer)) < exp(-0.5 * x * x) {
                 return negative ? -x : x
             }
             bits = nextUInt64()
             layer = Int(bits & 0xFF)
             let u = Double(bits >> 11) * 0x1.0p-53
-            x = u * z.width[layer]
-            if u < z.inner[layer] { return bits & 0x100 == 0 ? x : -x }
+            x = u * z.width(layer)
+            if u < z.inner(layer) { return bits & 0x100 == 0 ? x : -x }
         }
     }
 }
@@ -74,14 +74,15 @@ package struct TrackerRandom: Sendable {
 /// The ziggurat's 256 layers of equal area V under the half-normal's unnormalised density f(x) = exp(−x²/2): layer i
 /// spans heights f(xᵢ) to f(xᵢ₊₁) and widths 0 to xᵢ, with x₁ = R, xᵢ₊₁ = √(−2 ln(V/xᵢ + f(xᵢ))), x₂₅₆ = 0; the base
 /// layer (0) is the rectangle of height f(R) and width x₀ = V/f(R), whose part beyond R stands for the tail.
-private struct Ziggurat: Sendable {
+private struct Ziggurat: @unchecked Sendable {
     static let r = 3.6541528853610088
-    /// xᵢ, i = 0...256.
-    let width: [Double]
-    /// xᵢ₊₁ / xᵢ: below it, the draw lies in the rectangle under the density.
-    let inner: [Double]
-    /// f(xᵢ), i = 0...256 (f(x₀) unused).
-    let density: [Double]
+    /// xᵢ, then xᵢ₊₁ / xᵢ (below it, the draw lies in the rectangle under the density), then f(xᵢ) (f(x₀) unused),
+    /// i = 0...256 each; written once here, only read after.
+    private let table: UnsafeMutablePointer<Double>
+
+    @inline(__always) func width(_ i: Int) -> Double { table[i] }
+    @inline(__always) func inner(_ i: Int) -> Double { table[257 + i] }
+    @inline(__always) func density(_ i: Int) -> Double { table[514 + i] }
 
     static let shared = Ziggurat()
 
@@ -93,8 +94,11 @@ private struct Ziggurat: Sendable {
         x[0] = v / f(r); x[1] = r
         for i in 1..<255 { x[i + 1] = (-2 * log(v / x[i] + f(x[i]))).squareRoot() }
         x[256] = 0
-        width = x
-        inner = (0..<257).map { $0 < 256 ? x[$0 + 1] / x[$0] : 0 }
-        density = x.map(f)
+        table = .allocate(capacity: 3 * 257)
+        for i in 0...256 {
+            table[i] = x[i]
+            table[257 + i] = i < 256 ? x[i + 1] / x[i] : 0
+            table[514 + i] = f(x[i])
+        }
     }
 }
