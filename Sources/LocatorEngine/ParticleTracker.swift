@@ -504,7 +504,7 @@ package final class ParticleTracker {
                 }
                 for i in 0..<n {
                     guard pw[i] > 0 else { scratch[i] = -.infinity; continue }
-                    let cell = grid.cell(px[i], py[i]) * beacons
+                    let row = grid.cell(px[i], py[i]) * beacons   // the particle's cell's row in the grids
                     let x = px[i], y = py[i], delta = pd[i]
                     let hx = fx[i], hy = fy[i]
                     var learned: UnsafeMutablePointer<Double>?
@@ -521,14 +521,14 @@ package final class ParticleTracker {
                         return body.extraLoss(probability: q)
                     }
                     var ll = 0.0
-                    // Two passes over the heard beacons: the residuals (a call to log each), then the tables, whose
-                    // chains of dependent loads overlap from beacon to beacon when no call stands between them.
+                    // Two passes over the heard beacons, the residuals and then the tables, so that the tables' chains of
+                    // dependent loads overlap from beacon to beacon (+12% when ln was still libm's call between them).
                     for j in 0..<m {
                         let dx = x - bx[j], dy = y - by[j]
                         let h2 = dx * dx + dy * dy
                         let d2 = max(h2 + bz2[j], 1e-4)
                         // r = reading − μ, μ = P0 + δ − k·ln d² − walls − body + the beacon's learned error
-                        var r = z[j] - delta + k * fastLog(d2) + (losses.map { Double($0[cell + index[j]]) } ?? 0)
+                        var r = z[j] - delta + k * fastLog(d2) + (losses.map { Double($0[row + index[j]]) } ?? 0)
                         if facing { r += bodyLoss(dx, dy, h2) }
                         if let learned { r -= learned[index[j]] }
                         residual[j] = r
@@ -552,7 +552,7 @@ package final class ParticleTracker {
                         let d2 = max(h2 + bz2[j], 1e-4)
                         guard d2 < gap[j] else { continue }
                         // g = S − lift − μ, P(missed) = m + (1 − m)·Φ(g/σ_e); the path loss from the particle's cell's centre.
-                        var g = z[j] - delta + Double(attenuations![cell + index[j]])   // made: fieldModel
+                        var g = z[j] - delta + Double(attenuations![row + index[j]])   // made: fieldModel
                         if facing { g += bodyLoss(dx, dy, h2) }
                         if let learned { g -= learned[index[j]] }
                         ll += missed(-g * invDetect[j])
