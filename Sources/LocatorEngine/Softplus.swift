@@ -6,22 +6,11 @@ import Foundation
 /// and the reading's inlier share is 1 − logistic(the same argument). Linear between points 1/32 apart on [−40, 40]:
 /// within 3.1·10⁻⁵ of ln(1 + eˣ) (h²/8 · max ln(1 + eˣ)″ = h²/32) and 1.2·10⁻⁵ of the logistic (h²/8 · 0.0962); beyond, x and 1
 /// above, 0 and 0 below (e⁻⁴⁰ < 5·10⁻¹⁸). Made once for the process (``shared``).
-package struct Softplus: @unchecked Sendable {
-    private static let scale = 32.0, start = -40.0
-    /// (ln(1 + eˣ), logistic(x)) interleaved.
-    private let values: UnsafeMutablePointer<Double>
-    private let last: Double
+package struct Softplus: Sendable {
+    /// (ln(1 + eˣ), logistic(x)) at each point.
+    private let table = InterpolatedTable(from: -40, points: 80 * 32 + 1, perUnit: 32, width: 2) { [Softplus.exact($0), 1 / (1 + exp(-$0))] }
 
-    private init() {
-        let count = 80 * 32 + 1
-        values = .allocate(capacity: 2 * count)
-        for i in 0..<count {
-            let x = Self.start + Double(i) / Self.scale
-            values[2 * i] = Self.exact(x)
-            values[2 * i + 1] = 1 / (1 + exp(-x))
-        }
-        last = Double(count - 1)
-    }
+    private init() {}
 
     /// ln(1 + eˣ) without overflow.
     package static func exact(_ x: Double) -> Double { x > 0 ? x + log1p(exp(-x)) : log1p(exp(x)) }
@@ -30,11 +19,6 @@ package struct Softplus: @unchecked Sendable {
 
     /// (ln(1 + eˣ), 1/(1 + e⁻ˣ)); x may be −∞.
     @inline(__always) package func callAsFunction(_ x: Double) -> (value: Double, logistic: Double) {
-        let u = (x - Self.start) * Self.scale
-        guard u > 0 else { return (0, 0) }
-        guard u < last else { return (x, 1) }
-        let i = Int(u), f = u - Double(i)
-        let p = values + 2 * i
-        return (p[0] + f * (p[2] - p[0]), p[1] + f * (p[3] - p[1]))
+        table.pair(x, below: (0, 0)) { ($0, 1) }
     }
 }

@@ -28,19 +28,12 @@ package enum TruncatedNormal {
     /// between points 1/64 apart on [−6, 8] (its asymptotic series beyond, 0 below), within 2·10⁻⁵·max(1, α) of
     /// ``hazard(_:)``; ln(1 − Φ) on [−8, 8] (ln φ − ln λ beyond, 0 below), within 10⁻⁴. Made once for the
     /// process (``lookup``); ln Φ(α) is `logSurvival(−α)`.
-    package struct Lookup: @unchecked Sendable {
-        private static let scale = 64.0, hazardStart = -6.0
-        private let hazards: UnsafeMutablePointer<Double>
-        private let hazardLast: Double
+    package struct Lookup: Sendable {
+        private let hazards = InterpolatedTable(from: -6, points: 14 * 64 + 1, perUnit: 64) { TruncatedNormal.hazard($0) }
         /// ln(1 − Φ): the floored table with no floor.
         private let survival = FlooredLogSurvival(floor: 0)
 
-        fileprivate init() {
-            let h = 14 * 64 + 1
-            hazards = .allocate(capacity: h)
-            for i in 0..<h { hazards[i] = TruncatedNormal.hazard(Self.hazardStart + Double(i) / Self.scale) }
-            hazardLast = Double(h - 1)
-        }
+        fileprivate init() {}
 
         /// λ's asymptotic series, α + 1/α − 2/α³ + 10/α⁵ − 74/α⁷ (relative error under 10⁻⁶ from α = 8).
         @inline(__always) static func hazardBeyond(_ a: Double) -> Double {
@@ -48,13 +41,7 @@ package enum TruncatedNormal {
             return a + i * (1 - i2 * (2 - i2 * (10 - 74 * i2)))
         }
 
-        @inline(__always) package func hazard(_ a: Double) -> Double {
-            guard a > Self.hazardStart else { return 0 }
-            let u = (a - Self.hazardStart) * Self.scale
-            guard u < hazardLast else { return Self.hazardBeyond(a) }
-            let i = Int(u), f = u - Double(i)
-            return hazards[i] + f * (hazards[i + 1] - hazards[i])
-        }
+        @inline(__always) package func hazard(_ a: Double) -> Double { hazards.value(a, below: 0, beyond: Self.hazardBeyond) }
 
         @inline(__always) package func logSurvival(_ a: Double) -> Double { survival(a) }
     }
@@ -66,30 +53,19 @@ package enum TruncatedNormal {
     /// probability m (a beacon missed by a scan window however strong it reads). Tabulated like
     /// ``Lookup/logSurvival(_:)``, which is this table with m = 0: linear between points 1/64 apart on [−8, 8], 0
     /// below, ln m beyond (where 1 − Φ is under 10⁻¹⁵), or when m is 0 ln φ − ln λ (λ's asymptotic series).
-    package final class FlooredLogSurvival: @unchecked Sendable {
-        private static let scale = 64.0, start = -8.0
-        private let values: UnsafeMutablePointer<Double>
-        private let last: Double, floor: Double
+    package struct FlooredLogSurvival: Sendable {
+        private let values: InterpolatedTable
+        private let floor: Double
 
         package init(floor m: Double) {
-            let count = 16 * 64 + 1
-            values = .allocate(capacity: count)
-            for i in 0..<count {
-                values[i] = Foundation.log(m + (1 - m) * 0.5 * erfc((Self.start + Double(i) / Self.scale) / 2.0.squareRoot()))
-            }
-            last = Double(count - 1); floor = m
+            values = InterpolatedTable(from: -8, points: 16 * 64 + 1, perUnit: 64) { Foundation.log(m + (1 - m) * 0.5 * erfc($0 / 2.0.squareRoot())) }
+            floor = m
         }
 
-        deinit { values.deallocate() }
-
         @inline(__always) package func callAsFunction(_ a: Double) -> Double {
-            guard a > Self.start else { return 0 }
-            let u = (a - Self.start) * Self.scale
-            guard u < last else {
-                return floor > 0 ? Foundation.log(floor) : -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Lookup.hazardBeyond(a))
+            values.value(a, below: 0) { a in
+                floor > 0 ? Foundation.log(floor) : -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Lookup.hazardBeyond(a))
             }
-            let i = Int(u), f = u - Double(i)
-            return values[i] + f * (values[i + 1] - values[i])
         }
     }
 
