@@ -100,21 +100,12 @@ public struct Tournament: Sendable {
         let estimators = kinds.map { $0.make(venue: venue) }
         var out: [EpochResult] = []
         out.reserveCapacity(epochs.count * estimators.count)
-        var start = 0
-        while start < epochs.count {
-            var end = start + 1
-            while end < epochs.count && epochs[end].walk == epochs[start].walk { end += 1 }
-            let pass = epochs[start..<end]
+        for range in passes(epochs) {
+            let pass = epochs[range]
             let observations = pass.map { judge.observation(for: $0) }
-            // Static points: the simulated grid, and recordings whose truth is a survey of static spots (UJI: its
-            // scans carry no real times, only their order), which are no walk to track along.
-            let isStatic = pass.first!.walk == nil || pass.allSatisfy { $0.truthSource == .survey }
+            let isStatic = Self.isStatic(pass)
             let pcrb = isStatic ? nil : judge.pcrb(walk: pass, observations: observations, posterior: posterior)
-            let outcomes = estimators.map { est -> [EstimateOutcome] in
-                est.startDevice()
-                guard isStatic else { return est.locate(track: observations) }
-                return observations.map { o in est.startTrack(); return est.locate(o) }
-            }
+            let outcomes = estimators.map { run($0, pass: pass, observations: observations) }
             for (k, e) in pass.enumerated() {
                 let o = observations[k]
                 let crlb = judge.crlb(for: e, observation: o)
@@ -125,8 +116,34 @@ public struct Tournament: Sendable {
                     out.append(r)
                 }
             }
+        }
+        return out
+    }
+
+    /// The passes of `epochs`, in order: each run of consecutive epochs of one walk (or of the static grid), which
+    /// one phone carries.
+    public static func passes(_ epochs: [Epoch]) -> [Range<Int>] {
+        var out: [Range<Int>] = [], start = 0
+        while start < epochs.count {
+            var end = start + 1
+            while end < epochs.count && epochs[end].walk == epochs[start].walk { end += 1 }
+            out.append(start..<end)
             start = end
         }
         return out
+    }
+
+    /// Whether a pass is static points: the simulated grid, and recordings whose truth is a survey of static spots
+    /// (UJI: its scans carry no real times, only their order), which are no walk to track along.
+    public static func isStatic(_ pass: ArraySlice<Epoch>) -> Bool {
+        pass.first?.walk == nil || pass.allSatisfy { $0.truthSource == .survey }
+    }
+
+    /// What `estimator` reports for each epoch of one pass (``passes(_:)``), driven as the tournament drives it: a
+    /// new phone at the pass's start; a walk whole, a static point as a new track.
+    public static func run(_ estimator: any PositionEstimator, pass: ArraySlice<Epoch>, observations: [Observation]) -> [EstimateOutcome] {
+        estimator.startDevice()
+        guard isStatic(pass) else { return estimator.locate(track: observations) }
+        return observations.map { o in estimator.startTrack(); return estimator.locate(o) }
     }
 }

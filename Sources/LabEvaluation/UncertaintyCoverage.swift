@@ -8,7 +8,9 @@ import LabEstimators
 /// fewer means the estimator is overconfident, more that it is timid.
 ///
 /// One row per scenario, condition and shadowing correlation; the epochs are the tournament's (walks and the
-/// static grid, each walk and grid pass a new phone), so the learned device offset is part of what is judged.
+/// static grid, each walk and grid pass a new phone), driven as the tournament drives them (``Tournament/run(_:pass:observations:)``:
+/// a tracker tracks each walk and starts a new track on every static point), so the learned device offset, and a
+/// tracker's motion, are part of what is judged.
 public struct CoverageRow: Sendable, Codable, Hashable {
     public var scenario: String
     public var condition: SimulationCondition
@@ -18,6 +20,10 @@ public struct CoverageRow: Sendable, Codable, Hashable {
     public var fixes: Int
     /// Of them, the fixes whose ellipse contains the truth.
     public var inside: Int
+    /// Of ``fixes``, those on walks (the rest are static points, each a new track).
+    public var walkFixes: Int
+    /// Of ``inside``, those on walks.
+    public var walkInside: Int
     /// Fixes without a stated ellipse (degenerate geometry).
     public var withoutEllipse: Int
     /// Median semi-major axis of the stated ellipses, metres.
@@ -28,6 +34,8 @@ public struct CoverageRow: Sendable, Codable, Hashable {
 
     /// inside / fixes.
     public var coverage: Double { fixes > 0 ? Double(inside) / Double(fixes) : .nan }
+    /// walkInside / walkFixes: a tracker's own ellipses (on a static point it states its first fix's).
+    public var walkCoverage: Double { walkFixes > 0 ? Double(walkInside) / Double(walkFixes) : .nan }
 }
 
 public enum UncertaintyCoverage {
@@ -48,29 +56,34 @@ public enum UncertaintyCoverage {
         changed.radio.correlationDistance = correlationDistance
         let s = changed
         let tournament = Tournament(scenarios: [s], seeds: seeds, estimators: [estimator], conditions: [condition])
-        let slots = ResultSlots<(inside: Int, fixes: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
+        let slots = ResultSlots<(inside: Int, fixes: Int, walkInside: Int, walkFixes: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
         DispatchQueue.concurrentPerform(iterations: seeds.count) { j in slots.fill(j) {
             let sim = try Simulator(scenario: s, condition: condition)
             let venue = Tournament.venue(simulator: sim, seed: seeds[j], survey: estimator.inputs.uses.contains(.survey))
             let est = estimator.make(venue: venue)
-            var inside = 0, fixes = 0, without = 0
+            let judge = EpochJudge(venue: venue)
+            var inside = 0, fixes = 0, walkInside = 0, walkFixes = 0, without = 0
             var axes: [Double] = [], d2s: [Double] = []
             let epochs = tournament.epochs(simulator: sim, seed: seeds[j])
-            for (k, e) in epochs.enumerated() {
-                if k == 0 || epochs[k - 1].walk != e.walk { est.startDevice() }
-                let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount)
-                guard case .fix(let fix) = est.locate(o) else { continue }
-                guard let c = fix.covariance, let d2 = c.mahalanobisSquared(fix.position - e.truth),
-                      let ellipse = c.ellipse(chiSquare: chiSquare) else { without += 1; continue }
-                fixes += 1
-                if d2 <= chiSquare { inside += 1 }
-                axes.append(ellipse.semiMajor); d2s.append(d2)
+            for range in Tournament.passes(epochs) {
+                let pass = epochs[range], onWalk = !Tournament.isStatic(pass)
+                let outcomes = Tournament.run(est, pass: pass, observations: pass.map { judge.observation(for: $0) })
+                for (outcome, e) in zip(outcomes, pass) {
+                    guard case .fix(let fix) = outcome else { continue }
+                    guard let c = fix.covariance, let d2 = c.mahalanobisSquared(fix.position - e.truth),
+                          let ellipse = c.ellipse(chiSquare: chiSquare) else { without += 1; continue }
+                    fixes += 1
+                    if d2 <= chiSquare { inside += 1 }
+                    if onWalk { walkFixes += 1; if d2 <= chiSquare { walkInside += 1 } }
+                    axes.append(ellipse.semiMajor); d2s.append(d2)
+                }
             }
-            return [(inside, fixes, without, axes, d2s)]
+            return [(inside, fixes, walkInside, walkFixes, without, axes, d2s)]
         } }
         let all = try slots.values().flatMap { $0 }
         return CoverageRow(scenario: scenario.name, condition: condition, correlationDistance: correlationDistance,
                            fixes: all.reduce(0) { $0 + $1.fixes }, inside: all.reduce(0) { $0 + $1.inside },
+                           walkFixes: all.reduce(0) { $0 + $1.walkFixes }, walkInside: all.reduce(0) { $0 + $1.walkInside },
                            withoutEllipse: all.reduce(0) { $0 + $1.without },
                            medianSemiMajor: SortedSample(all.flatMap(\.axes)).quantile(0.5),
                            neededScale: SortedSample(all.flatMap(\.d2)).quantile(level) / chiSquare)

@@ -65,6 +65,8 @@ package final class OffsetFreeFit {
 
     package let venue: Venue
     package let options: Options
+    /// The linearised covariance of the last fix ``locate(_:ranges:)`` gave (before the stated region widened it).
+    package private(set) var linearCovariance: Covariance2?
     package let problem: FixProblem
     private var scratch: [Point] = []
     /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
@@ -142,6 +144,7 @@ package final class OffsetFreeFit {
             learn(from: best.offset, variance: v)
         }
         let p = venue.bounds.clamp(best.position)
+        linearCovariance = best.covariance
         // The shipped fit states an honest region; the lab's other offset-free fits keep the linearised covariance.
         let covariance = options.statesRegion ? best.covariance.map { statedCovariance(best, linear: $0) } : best.covariance
         let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }

@@ -50,6 +50,13 @@ package final class ParticleTracker {
         /// Daniş receivers missed 2% of (window, receiver) pairs, near or far (docs/tracking.md, "The field's
         /// likelihood"); the simulated field walks do as well with it as without it.
         package var missFloor = 0.02
+        /// With the field's likelihood and a phone without a step detector, each particle's walker faces along the
+        /// particle's own velocity while it moves faster than ``facingSpeed`` (and keeps its last facing below it), so
+        /// the body's sector is weighed instead of left in the model error: the body's pattern tells the particles
+        /// whose heading is right.
+        package var facingFromVelocity = true
+        /// The least speed at which a particle's velocity sets its facing, m/s.
+        package var facingSpeed = 0.4
         package init() {}
     }
 
@@ -107,7 +114,7 @@ package final class ParticleTracker {
         // The grids' stride per cell is the floorplan's beacon count; the weights' mixture needs 0 ≤ ε < 1.
         precondition(self.floorplan.beaconCount == venue.beaconCount, "a floorplan index made for another venue")
         precondition(settings.outlierRate >= 0 && settings.outlierRate < 1, "outlier rate outside [0, 1)")
-        fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true), solver: solver)
+        fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true, statesRegion: true), solver: solver)
         n = max(settings.particles, 1)
         let block = UnsafeMutablePointer<Double>.allocate(capacity: 10 * n)
         block.initialize(repeating: 0, count: 10 * n)
@@ -294,12 +301,13 @@ package final class ParticleTracker {
     private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
         fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
         let outcome = fit.locate(o, ranges: ranges)
-        guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
+        guard case .fix(let f) = outcome, let c = fit.linearCovariance, f.covariance != nil, let delta = f.offset else {
             if case .noFix = outcome { return outcome }
             return .noFix(.solverFailed("the first fix has no covariance"))
         }
-        // The snapshot's stated covariance (the likelihood-ratio region, with the model error), widened by 1 m² per
-        // axis: the floor may cut part of it away. It was doubled too while that ellipse was overconfident in the field.
+        // The fit's linearised covariance (with the model error), widened by 1 m² per axis: the floor may cut part of it
+        // away. (The fix a new track reports states the fit's honest region, the likelihood-ratio region scaled by the
+        // learned residual scale; drawing from that region instead measured no better: docs/tracking.md.)
         let widened = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1)
         let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
         let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
@@ -313,6 +321,8 @@ package final class ParticleTracker {
             }
             px[i] = x; py[i] = y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
+            let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
+            if speed > 0 { fx[i] = pvx[i] / speed; fy[i] = pvy[i] / speed } else { fx[i] = 0; fy[i] = 1 }
             pd[i] = delta + offsetSigma * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
@@ -342,6 +352,22 @@ package final class ParticleTracker {
             pd[i] += drift * rng.gaussian()
             if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
             px[i] = x; py[i] = y
+        }
+        if facesAlongVelocity { faceAlongVelocity() }
+    }
+
+    /// Whether particles face along their velocity (``Settings/facingFromVelocity``): the field's likelihood, a body
+    /// to weigh, and no steps in this track.
+    private var facesAlongVelocity: Bool { settings.fieldModel && settings.facingFromVelocity && !venue.body.isNone && !facingKnown }
+
+    /// Each particle faces along its velocity where it moves faster than ``Settings/facingSpeed``.
+    private func faceAlongVelocity() {
+        let slowest2 = settings.facingSpeed * settings.facingSpeed
+        for i in 0..<n where pw[i] > 0 {
+            let v2 = pvx[i] * pvx[i] + pvy[i] * pvy[i]
+            guard v2 > slowest2 else { continue }
+            let inverse = 1 / v2.squareRoot()
+            fx[i] = pvx[i] * inverse; fy[i] = pvy[i] * inverse
         }
     }
 
@@ -431,10 +457,11 @@ package final class ParticleTracker {
         // The body: when the phone has a step detector and has reported a step in this track, each particle's walker
         // faces along the particle's own last step (its heading as drawn in ``predict(steps:dt:)``, less the
         // particle's compass bias; a walker standing still faces where it last went), and the body's sector behind
-        // it is known (``BodyShadowing``); its unknown-heading share of the model error goes. Otherwise the heading
-        // is unknown and the body stays in the model error (its mean in δ).
+        // it is known (``BodyShadowing``); its unknown-heading share of the model error goes. A phone without a step
+        // detector: each particle's walker faces along the particle's velocity (``Settings/facingFromVelocity``).
+        // Otherwise the heading is unknown and the body stays in the model error (its mean in δ).
         let body = venue.body
-        let facing = !body.isNone && o.steps != nil && (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true))
+        let facing = !body.isNone && (o.steps != nil ? (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true)) : facesAlongVelocity)
         let field = settings.fieldModel
         // The beacons' P0 errors, when learned, leave the model error too: their variance is in `spreadVariance`.
         let spread = spreadMean != nil ? venue.beaconSpread * venue.beaconSpread : 0

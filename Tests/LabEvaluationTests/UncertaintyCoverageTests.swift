@@ -30,6 +30,31 @@ import LabScenarioIO
         #expect(coverage <= 0.97, "timid: \(coverage)")
     }
 
+    /// The stream's tracker (the particle filter) states the cloud's covariance on walks and, at a track's start, the
+    /// first fix's (its fit's honest region: on a static point, each a new track, that is all it states). Measured
+    /// with `indoorlab coverage --estimator particle-filter` on seeds 101–102: static points 92.3% / 92.5% (open-hall /
+    /// museum-gallery, field, independent; the one-scan fix 94.0% / 91.0%); walks of phones without steps, field,
+    /// independent, 98.7% / 100% (open-hall / smart-home). The floors sit about 3 points under. Not held here because
+    /// not met (README, "Honest uncertainty"): walks under correlated shadowing (55–94%) and the field walks of
+    /// killian-court (60%), where the cloud is overconfident.
+    @Test func theTrackersEllipsesHoldTheTruthWhereMeasured() throws {
+        func pooled(_ names: [String], walks: Bool) throws -> Double {
+            var inside = 0, fixes = 0
+            for name in names {
+                let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
+                let row = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: nil, seeds: [101, 102],
+                                                          estimator: .particleFilter)
+                inside += walks ? row.walkInside : row.inside - row.walkInside
+                fixes += walks ? row.walkFixes : row.fixes - row.walkFixes
+            }
+            #expect(fixes > 250, "\(names)")
+            return Double(inside) / Double(fixes)
+        }
+        let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home"], walks: true)
+        #expect(first >= 0.89 && first <= 0.97, "a new track's first fix: \(first)")
+        #expect(walking >= 0.95, "walks without steps: \(walking)")
+    }
+
     /// The likelihood-ratio widening: along each of the region's rays, the stated ellipse reaches where
     /// −2 log-likelihood (δ profiled out by a direct 1-D search, not the implementation's Gauss–Newton step) has
     /// risen by the threshold, or beyond, and it never states less than the linearised covariance.
