@@ -435,28 +435,13 @@ import LocatorEngine
     @Test(arguments: ["museum-gallery", "esoc-office"])
     func theFieldLikelihoodHelpsTheParticleFilterOnFieldWalks(name: String) throws {
         let scenario = try BundledScenarios.load(name)
-        var field: [Double] = [], independent: [Double] = []
-        for seed in 1...6 as ClosedRange<UInt64> {
-            let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
-                .filter { $0.walk != nil }
-            let venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
+        let errors = try fieldWalkErrors(scenario, seeds: 1...6, variants: [true, false]) { settings, fieldModel in
+            settings.fieldModel = fieldModel
+        } check: { venue in
             #expect(venue.beaconSpread == scenario.radio.field.beaconP0Sigma && venue.beaconSpread > 0)
-            for fieldModel in [true, false] {
-                var settings = ParticleTracker.Settings()
-                settings.fieldModel = fieldModel
-                let tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
-                var walk: String?
-                for e in epochs {
-                    if e.walk != walk { tracker.startDevice(); walk = e.walk }
-                    let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
-                    guard let fix = tracker.step(o).fix else { continue }
-                    if fieldModel { field.append(fix.position.distance(to: e.truth)) } else { independent.append(fix.position.distance(to: e.truth)) }
-                }
-            }
         }
+        let field = errors[0], independent = errors[1]
         #expect(field.count > 500 && independent.count > 500)
-        let rms = { (e: [Double]) in (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }
-        let p75 = { (e: [Double]) in SortedSample(e).quantile(0.75) }
         #expect(p75(field) < 0.8 * p75(independent), "\(name): P75 \(p75(field)) m with the field's likelihood, \(p75(independent)) m without")
         #expect(rms(field) < rms(independent), "\(name): RMSE \(rms(field)) m with the field's likelihood, \(rms(independent)) m without")
     }
@@ -470,30 +455,49 @@ import LocatorEngine
     @Test(arguments: ["open-hall", "smart-home"])
     func facingAlongTheVelocityWeighsTheBodyOnWalksWithoutSteps(name: String) throws {
         let scenario = try BundledScenarios.load(name)
-        var facing: [Double] = [], unknown: [Double] = []
-        for seed in 1...4 as ClosedRange<UInt64> {
+        var stepless = true
+        let errors = try fieldWalkErrors(scenario, seeds: 1...4, variants: [true, false]) { settings, fromVelocity in
+            settings.facingFromVelocity = fromVelocity
+        } check: { venue in
+            #expect(!venue.body.isNone)
+        } epochs: { epochs in
+            stepless = stepless && epochs.allSatisfy { $0.steps == nil }
+        }
+        #expect(stepless, "\(name)'s walks report no steps")
+        let facing = errors[0], unknown = errors[1]
+        #expect(facing.count > 150 && facing.count == unknown.count)
+        #expect(p75(facing) < 0.7 * p75(unknown), "\(name): P75 \(p75(facing)) m facing along the velocity, \(p75(unknown)) m without")
+        #expect(rms(facing) < rms(unknown), "\(name): RMSE \(rms(facing)) m facing along the velocity, \(rms(unknown)) m without")
+    }
+
+    /// The particle filter's errors on `scenario`'s field walks over `seeds`, one list per variant of its settings
+    /// (`configure` sets each); `check` sees each seed's venue, `epochs` each seed's walk epochs.
+    func fieldWalkErrors<V>(_ scenario: Scenario, seeds: ClosedRange<UInt64>, variants: [V],
+                            configure: (inout ParticleTracker.Settings, V) -> Void, check: (Venue) -> Void,
+                            epochs inspect: ([Epoch]) -> Void = { _ in }) throws -> [[Double]] {
+        var errors = [[Double]](repeating: [], count: variants.count)
+        for seed in seeds {
             let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
                 .filter { $0.walk != nil }
-            #expect(epochs.allSatisfy { $0.steps == nil }, "\(name)'s walks report no steps")
+            inspect(epochs)
             let venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
-            #expect(!venue.body.isNone)
-            for fromVelocity in [true, false] {
+            check(venue)
+            for (k, variant) in variants.enumerated() {
                 var settings = ParticleTracker.Settings()
-                settings.facingFromVelocity = fromVelocity
+                configure(&settings, variant)
                 let tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
                 var walk: String?
                 for e in epochs {
                     if e.walk != walk { tracker.startDevice(); walk = e.walk }
                     let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
                     guard let fix = tracker.step(o).fix else { continue }
-                    if fromVelocity { facing.append(fix.position.distance(to: e.truth)) } else { unknown.append(fix.position.distance(to: e.truth)) }
+                    errors[k].append(fix.position.distance(to: e.truth))
                 }
             }
         }
-        #expect(facing.count > 150 && facing.count == unknown.count)
-        let rms = { (e: [Double]) in (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }
-        let p75 = { (e: [Double]) in SortedSample(e).quantile(0.75) }
-        #expect(p75(facing) < 0.7 * p75(unknown), "\(name): P75 \(p75(facing)) m facing along the velocity, \(p75(unknown)) m without")
-        #expect(rms(facing) < rms(unknown), "\(name): RMSE \(rms(facing)) m facing along the velocity, \(rms(unknown)) m without")
+        return errors
     }
+
+    func rms(_ e: [Double]) -> Double { (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }
+    func p75(_ e: [Double]) -> Double { SortedSample(e).quantile(0.75) }
 }
