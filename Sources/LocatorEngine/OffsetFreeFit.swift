@@ -95,6 +95,7 @@ package final class OffsetFreeFit {
     /// The fix for one scan: its RSSI readings and headings, and — in the library — distances ranged to beacons,
     /// which join the same likelihood (they say nothing about δ).
     package func locate(_ observation: Observation, ranges: [MeasuredRange] = []) -> EstimateOutcome {
+        linearCovariance = nil
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         let obs = observation.beacons
         let headings = venue.friezes.isEmpty ? [] : observation.headings

@@ -16,14 +16,17 @@ import LabCore
 ///   shadowing; σ_m the model error: beacons off their calibration, the body). When the scan brings steps and
 ///   the venue knows the walker's ``Venue/body`` shadowing, each particle's walker faces along the particle's own
 ///   last step (drawn with the step's heading noise, less its compass bias), so the particle knows which beacons
-///   the body shadows (``BodyShadowing/Sector``): their means move by L·(q − p) and the body's share leaves σ_m.
+///   the body shadows (``BodyShadowing/Sector``): their means move by L·(q − p) and the body's share leaves σ_m. A
+///   phone without steps: once the cloud has moved, each particle's walker faces along the particle's own velocity
+///   (``Settings/facingFromVelocity``).
 ///   With ``Settings/fieldModel`` (the default) the likelihood is the field's: heard
 ///   means truncated at the sensitivity, heard and missed beacons, each beacon's P0 error learned, and the facing
 ///   kept while the walker stands (``weigh(_:)``);
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
 ///   size 1/Σw² falls below half the particles.
 ///
-/// A track starts from a snapshot fix, which is its first report: particles drawn around it (its covariance, widened)
+/// A track starts from a snapshot fix, which is its first report (stating the fit's honest region): particles drawn
+/// around it (the fit's linearised covariance, widened)
 /// on walkable floor, δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
 /// starts again. The estimate is the particles' weighted mean and covariance, kept in sight of the previous
 /// estimate (no jump through a wall: see ``estimate(_:)``). Random draws come from the
@@ -68,7 +71,8 @@ package final class ParticleTracker {
     // Particles, structure of arrays.
     private let px, py, pvx, pvy, pd, pw, pb: UnsafeMutablePointer<Double>
     /// Where each particle's walker faces (unit vector: sin, cos of the heading), for the body (``weigh(_:)``): along
-    /// the particle's own last step (``predict(steps:dt:)``), kept while the walker stands.
+    /// the particle's own last step (``predict(steps:dt:)``), or without steps along its velocity
+    /// (``Settings/facingFromVelocity``), kept while the walker stands.
     private let fx, fy: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
     /// Each beacon's P0 error as each particle has learned it (``Venue/beaconSpread``; nil when the venue has none),
@@ -327,7 +331,7 @@ package final class ParticleTracker {
             pw[i] = 1 / Double(n)
         }
         isTracking = true
-        biasDrawn = false; facingKnown = false
+        biasDrawn = false; facingKnown = false; hasMoved = false
         if let spreadMean, let spreadVariance {   // the beacons' errors are learned afresh on every track
             spreadMean.update(repeating: 0, count: n * beacons)
             spreadVariance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
@@ -356,13 +360,24 @@ package final class ParticleTracker {
         if facesAlongVelocity { faceAlongVelocity() }
     }
 
+    /// Whether this track's cloud has moved faster than ``Settings/facingSpeed`` (its weighted mean velocity): from then
+    /// on particles of a phone without steps face along their velocity. A phone that never moved (on a desk, or
+    /// held by someone standing) keeps the body in the model error.
+    private var hasMoved = false
+
     /// Whether particles face along their velocity (``Settings/facingFromVelocity``): the field's likelihood, a body
     /// to weigh, and no steps in this track.
     private var facesAlongVelocity: Bool { settings.fieldModel && settings.facingFromVelocity && !venue.body.isNone && !facingKnown }
 
-    /// Each particle faces along its velocity where it moves faster than ``Settings/facingSpeed``.
+    /// Each particle faces along its velocity where it moves faster than ``Settings/facingSpeed``; notes when the
+    /// cloud as a whole first does (``hasMoved``).
     private func faceAlongVelocity() {
         let slowest2 = settings.facingSpeed * settings.facingSpeed
+        if !hasMoved {
+            var total = 0.0, vx = 0.0, vy = 0.0
+            for i in 0..<n where pw[i] > 0 { total += pw[i]; vx += pw[i] * pvx[i]; vy += pw[i] * pvy[i] }
+            hasMoved = total > 0 && vx * vx + vy * vy > slowest2 * total * total
+        }
         for i in 0..<n where pw[i] > 0 {
             let v2 = pvx[i] * pvx[i] + pvy[i] * pvy[i]
             guard v2 > slowest2 else { continue }
@@ -461,7 +476,7 @@ package final class ParticleTracker {
         // detector: each particle's walker faces along the particle's velocity (``Settings/facingFromVelocity``).
         // Otherwise the heading is unknown and the body stays in the model error (its mean in δ).
         let body = venue.body
-        let facing = !body.isNone && (o.steps != nil ? (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true)) : facesAlongVelocity)
+        let facing = !body.isNone && (o.steps != nil ? (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true)) : facesAlongVelocity && hasMoved)
         let field = settings.fieldModel
         // The beacons' P0 errors, when learned, leave the model error too: their variance is in `spreadVariance`.
         let spread = spreadMean != nil ? venue.beaconSpread * venue.beaconSpread : 0

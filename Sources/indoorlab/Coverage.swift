@@ -78,8 +78,9 @@ struct Coverage: ParsableCommand {
             for d in correlations {
                 let cell = rows.filter { $0.condition == c && $0.correlationDistance == d }
                 let pooled = cell.reduce((0, 0, 0, 0)) { ($0.0 + $1.inside, $0.1 + $1.fixes, $0.2 + $1.walkInside, $0.3 + $1.walkFixes) }
-                print(String(format: "# %@, %@: %.1f%% of %d fixes (on walks %.1f%% of %d)", c.rawValue, d.map { String(format: "correlated %g m", $0) } ?? "independent",
-                             100 * Double(pooled.0) / Double(max(pooled.1, 1)), pooled.1, 100 * Double(pooled.2) / Double(max(pooled.3, 1)), pooled.3))
+                let walks = pooled.3 > 0 ? String(format: " (on walks %.1f%% of %d)", 100 * Double(pooled.2) / Double(pooled.3), pooled.3) : ""
+                print(String(format: "# %@, %@: %.1f%% of %d fixes", c.rawValue, d.map { String(format: "correlated %g m", $0) } ?? "independent",
+                             100 * Double(pooled.0) / Double(max(pooled.1, 1)), pooled.1) + walks)
             }
         }
     }

@@ -450,8 +450,8 @@ import LocatorEngine
     /// (``ParticleTracker/Settings/facingFromVelocity``), so the body's loss is weighed per particle instead of left in the
     /// model error, and the body's pattern picks out the particles heading the right way. On the field walks of the
     /// venues whose phones report no steps it brings the track much closer, over four seeds each. Measured
-    /// (`indoorlab compare --seeds 10 --conditions ideal,field`, field walks): P75 1.75 m against 4.28 m (open-hall),
-    /// 0.97 against 1.76 m (smart-home), 12.1 against 23.6 m (killian-court).
+    /// (`indoorlab compare --seeds 10 --conditions ideal,field`, field walks): P75 1.74 m against 4.28 m (open-hall),
+    /// 0.98 against 1.76 m (smart-home), 12.1 against 23.6 m (killian-court).
     @Test(arguments: ["open-hall", "smart-home"])
     func facingAlongTheVelocityWeighsTheBodyOnWalksWithoutSteps(name: String) throws {
         let scenario = try BundledScenarios.load(name)
