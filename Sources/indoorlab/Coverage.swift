@@ -9,9 +9,10 @@ struct Coverage: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the stated uncertainty: how often the 95% ellipse holds the truth.",
         discussion: """
-        Runs an estimator (default: the shipped one) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. "on walks" is the share among the fixes on walks (a tracker's own ellipses; on a static point a tracker states its first fix's). The last column is the factor the stated covariances would need for exactly 95%.
+        Runs an estimator (default: offset-learning, the library's one-scan fix; particle-filter is the library's stream) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. "on walks" is the share among the fixes on walks (a tracker's own ellipses; on a static point a tracker states its first fix's). The last column is the factor the stated covariances would need for exactly 95%.
 
-        Example: indoorlab coverage --seeds 5 --conditions ideal,field
+        Examples: indoorlab coverage --seeds 5 --conditions ideal,field
+                  indoorlab coverage --estimator particle-filter --seeds 5
         """)
 
     @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
@@ -23,7 +24,7 @@ struct Coverage: ParsableCommand {
     @Option(help: "First seed.")
     var seed: UInt64 = 1
 
-    @Option(help: "The estimator whose ellipses are checked (default: the shipped one).", transform: EstimatorList.parse)
+    @Option(help: "The estimator whose ellipses are checked (default: offset-learning, the library's one-scan fix; particle-filter for its stream).", transform: EstimatorList.parse)
     var estimator: [EstimatorKind] = [.shipped]
 
     @Option(help: "Comma-separated conditions: ideal, field. Default: both.", transform: Compare.parseConditions)
