@@ -8,13 +8,14 @@ import LabScenarioIO
 
 /// The shipped estimator's stated 95% ellipse (`indoorlab coverage`). Issue 12 asks for 93–97% in every
 /// condition; what it reaches is in README ("Honest uncertainty"), on seeds 1–5. These floors hold it there on
-/// seeds 101–102, where it measured 94.3% / 94.2% ideal and 91.5% / 96.4% field (independent / correlated), the
-/// field venue carrying the impairments' model error: the ideal floors are the issue's target, the field floors
-/// about 2.5 points under what was measured, and none may pass 97% (timid).
+/// seeds 101–102, where it measured 94.3% / 94.2% ideal and 93.3% / 96.4% field (independent / correlated), the
+/// field venue carrying the impairments' model error and the fix weighing the body where the walker's facing is
+/// known: the ideal floors are the issue's target, the field floors about 2.5 points under what was measured, and
+/// none may pass 97% (timid).
 @Suite struct UncertaintyCoverageTests {
     static let names = ["open-hall", "smart-home", "museum-gallery", "esoc-office", "killian-court"]
 
-    @Test(arguments: [(SimulationCondition.ideal, false, 0.93), (.ideal, true, 0.93), (.field, false, 0.89), (.field, true, 0.94)])
+    @Test(arguments: [(SimulationCondition.ideal, false, 0.93), (.ideal, true, 0.93), (.field, false, 0.91), (.field, true, 0.94)])
     func theStatedEllipseHoldsTheTruthAsOftenAsMeasured(condition: SimulationCondition, correlated: Bool, floor: Double) throws {
         var inside = 0, fixes = 0
         for name in Self.names {
@@ -28,6 +29,21 @@ import LabScenarioIO
         let coverage = Double(inside) / Double(fixes)
         #expect(coverage >= floor, "\(condition) correlated=\(correlated): \(coverage)")
         #expect(coverage <= 0.97, "timid: \(coverage)")
+    }
+
+    /// On the field walks with steps (museum-gallery, esoc-office) the body shadows the beacons behind the walker scan
+    /// after scan; the one-scan fix weighs it from the steps' headings. Measured on seeds 101–102: 95.4% of the walks'
+    /// fixes inside (94.6% / 96.7%); on seeds 1–5, 92.6% / 94.0%, against 81.1% / 77.9% before it weighed the body.
+    @Test func theOneScanFixWeighsTheBodyOnWalksWithSteps() throws {
+        var inside = 0, fixes = 0
+        for name in ["museum-gallery", "esoc-office"] {
+            let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
+            let row = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: nil, seeds: [101, 102])
+            inside += row.walkInside; fixes += row.walkFixes
+        }
+        #expect(fixes > 400)
+        let coverage = Double(inside) / Double(fixes)
+        #expect(coverage >= 0.92 && coverage <= 0.99, "walks with steps, field: \(coverage)")
     }
 
     /// The stream's tracker (the particle filter) states the cloud's covariance on walks and, at a track's start, the
