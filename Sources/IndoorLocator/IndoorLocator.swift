@@ -202,6 +202,7 @@ public final class IndoorLocator: @unchecked Sendable {
     public func restartTrack() {
         lock.lock(); defer { lock.unlock() }
         tracker.startTrack()
+        engine.startTrack()
         lastTracked = nil
     }
 
@@ -274,6 +275,7 @@ public final class IndoorLocator: @unchecked Sendable {
         newest = -.infinity
         pendingSteps.removeAll(); hasStepDetector = false
         tracker.startTrack()
+        engine.startTrack()
         lastTracked = nil
     }
 

@@ -122,9 +122,9 @@ public struct PathLossModel: Sendable, Hashable {
     /// stream's tracker learns each beacon's error as the walker passes it and takes this part out. 0: not learned.
     public var beaconPowerSigma: Double
     /// The walker's body: the extra loss, dB, of a beacon behind the walker, within ``bodyHalfAngle`` degrees of
-    /// straight behind. Keep its share in ``modelError`` too. The one-scan fix corrects each beacon's reading for the
-    /// body when it knows where the walker faces (a ``CompassHeading`` in the scan; in the stream, the last step's
-    /// heading, kept while the walker stands), and keeps the share in its error; the stream's tracker takes the share
+    /// straight behind. Keep its share in ``modelError`` too. In the stream, the snapshot fix corrects each beacon's
+    /// reading for the body from the last step's heading (kept while the walker stands), and keeps the share in its
+    /// error; the stream's tracker takes the share
     /// out, knowing where the walker faces from the steps when the app feeds them, else from each particle's velocity
     /// once the track has moved (a phone that never moves keeps it in the model error).
     /// 0: not modelled.

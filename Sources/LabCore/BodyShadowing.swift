@@ -7,9 +7,10 @@ import Foundation
 /// The simulator applies it with the walker's true heading (``FieldImpairments``); estimators know its size, never
 /// the heading itself. With the heading unknown (uniform), a beacon is shadowed with probability p = halfAngle/180:
 /// the mean loss p·L is common to all beacons (it goes into the phone's offset) and the spread L²·p·(1 − p) is
-/// part of the model error (``FieldImpairments/modelError``). A tracker that knows where the walker heads, up to σ
+/// part of the model error (``FieldImpairments/modelError``). An estimator that knows where the walker heads, up to σ
 /// (the phone's steps), knows which beacons the body shadows (``Sector``): a shadowed beacon's mean is L·(1 − p)
-/// below the unknown-heading model's, an unshadowed one's L·p above, and the spread leaves the model error.
+/// below the unknown-heading model's, an unshadowed one's L·p above. The particle filter then takes the spread out of
+/// the model error; the one-scan fix corrects the readings and keeps it.
 public struct BodyShadowing: Sendable, Hashable, Codable {
     /// Loss when the body is in the line of sight, dB (≥ 0; 0: no body shadowing).
     public var loss: Double

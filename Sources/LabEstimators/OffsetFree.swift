@@ -55,6 +55,8 @@ public final class OffsetLearningEstimator: PositionEstimator {
     public init(venue: Venue) { fit = OffsetFreeFit(venue: venue, options: .learning, solver: GSLLevenbergMarquardt()) }
     public func locate(_ observation: Observation) -> EstimateOutcome { fit.locate(observation) }
     public func startDevice() { fit.startDevice() }
+    /// The same phone moved arbitrarily: where the walker faced is forgotten, the offset is kept.
+    public func startTrack() { fit.startTrack() }
     /// A new phone whose offset the app knows: δ ~ N(mean, sigma²) to start from.
     public func startDevice(knownOffset mean: Double, sigma: Double) { fit.startDevice(offset: (mean, sigma)) }
     /// The offset learned so far: mean and σ, dB.

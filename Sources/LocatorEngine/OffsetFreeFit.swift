@@ -31,9 +31,8 @@ package final class OffsetFreeFit {
         /// States the likelihood-ratio region scaled by the learned ``residualScale`` instead of the linearised
         /// covariance (``statedCovariance(_:linear:)``).
         package var statesRegion = false
-        /// Weighs the walker's body (``Venue/body``) when the phone tells which way the walker faces (a step's or a
-        /// frieze heading): each heard beacon's reading is corrected by the body's extra loss given that heading
-        /// (``bodyCorrected(_:ranges:headings:from:)``).
+        /// Weighs the walker's body (``Venue/body``) when the phone's steps tell which way the walker faces: each heard
+        /// beacon's reading is corrected by the body's extra loss given that heading (``bodyCorrected(_:ranges:headings:from:)``).
         package var weighsBody = false
         package init(walls: Bool, robust: Bool, censored: Bool, learns: Bool = false, truncatedMeans: Bool = false, statesRegion: Bool = false,
                      weighsBody: Bool = false) {
@@ -91,7 +90,7 @@ package final class OffsetFreeFit {
     /// A new phone: forget what was learned (or start from what the app knows about it).
     package func startDevice(offset known: (mean: Double, sigma: Double)? = nil) {
         learned = known.map { ($0.mean, $0.sigma * $0.sigma) }
-        facing = nil
+        startTrack()
         varianceFloor = min(OffsetFreeFit.learnedVarianceFloor, known.map { $0.sigma * $0.sigma } ?? .infinity)
         drift = known == nil ? OffsetFreeFit.offsetDriftPerScan : 0
     }
@@ -164,19 +163,20 @@ package final class OffsetFreeFit {
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
     }
 
-    /// Which way the walker faces, as the phone told: the heading (degrees) and its σ (degrees; a step's carries the
-    /// compass's bias too). From this scan's last frieze heading (the walker faces what the phone points at), else its
-    /// last step; a phone with a step detector that reports no step (the walker stands) keeps the facing it had, and a
-    /// phone without one knows it only in scans with a frieze heading.
+    /// Which way the walker faces, as the phone's steps told: the last step's heading (degrees) and its σ (degrees:
+    /// the step's own and the compass's bias), kept while a phone with a step detector reports no step (the walker
+    /// stands) and forgotten by a scan without a step detector or a new track. Frieze headings do not set it: a phone
+    /// pointed at a frieze need not face where the walker's body does.
     private var facing: (heading: Double, sigma: Double)?
     /// The compass's bias σ a step heading carries on top of its own, degrees (the trackers' ``MotionModel``'s).
     private static let compassBiasSigma = MotionModel().stepBiasSigma
 
+    /// The same phone moved arbitrarily (a new track): where the walker faced is forgotten.
+    package func startTrack() { facing = nil }
+
     private func noteFacing(_ o: Observation) {
         guard options.weighsBody, !venue.body.isNone else { return }
-        if let look = o.headings.last, o.steps?.last.map({ look.t >= $0.t }) ?? true {
-            facing = (look.heading, look.accuracy)
-        } else if let step = o.steps?.last {
+        if let step = o.steps?.last {
             facing = (step.heading, (step.headingAccuracy * step.headingAccuracy + OffsetFreeFit.compassBiasSigma * OffsetFreeFit.compassBiasSigma).squareRoot())
         } else if o.steps == nil {
             facing = nil
@@ -185,19 +185,24 @@ package final class OffsetFreeFit {
 
     /// The heard beacons' readings corrected by the body's extra loss (``BodyShadowing/extraLoss(probability:)``) when
     /// the walker's facing is known: its sector, blurred by the heading's σ, placed at a first fit of the scan without
-    /// the body (started from `first`). Nil when the facing is not known.
+    /// the body (from the same starts as the main fit: one more multi-start solve per scan; `first`, the power-weighted
+    /// centroid, if none converges). The correction made there holds over the whole fit, its rivals and its stated
+    /// region. The corrected readings are no longer sorted strongest first (nothing after this reads their order).
+    /// Nil when the facing is not known.
     ///
     /// The model error keeps the body's unknown-heading share: a step's heading is known to about 20° (the compass's
     /// bias), so the sector's edges stay uncertain, and taking the share out made the stated regions overconfident
     /// (field walks with steps, `indoorlab coverage --seeds 5 esoc-office museum-gallery --conditions field`: 94.0% /
-    /// 92.6% of fixes inside with the share kept, 89.9% / 85.0% with it taken out). The truncated-means model compares
+    /// 92.4% of fixes inside with the share kept; 89.9% / 85.0% with it taken out, measured when frieze headings set
+    /// the facing too). The truncated-means model compares
     /// a corrected reading with the unchanged sensitivity (an approximation: the body moves the mean, not the receiver).
     private func bodyCorrected(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], from first: Point) -> [BeaconObservation]? {
+        // `starts` is the main fit's list (built by `locate`); it is read here, not changed.
         guard let facing, !obs.isEmpty else { return nil }
         let body = venue.body
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
         problem.offsetPrior = obs.count + ranges.count + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
-        let at = bestFit(starts: [first], offset: nil, beacons: obs)?.position ?? first
+        let at = bestFit(starts: starts, offset: nil, beacons: obs)?.position ?? first   // the main fit's starts, untouched
         let sector = body.sector(headingSigma: facing.sigma)
         let hx = sin(facing.heading * .pi / 180), hy = cos(facing.heading * .pi / 180)
         corrected.removeAll(keepingCapacity: true)   // reused: the caller's copy of the last scan's is gone by now

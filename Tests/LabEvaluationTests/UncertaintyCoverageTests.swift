@@ -32,8 +32,8 @@ import LabScenarioIO
     }
 
     /// On the field walks with steps (museum-gallery, esoc-office) the body shadows the beacons behind the walker scan
-    /// after scan; the one-scan fix weighs it from the steps' headings. Measured on seeds 101–102: 95.4% of the walks'
-    /// fixes inside (94.6% / 96.7%); on seeds 1–5, 92.6% / 94.0%, against 81.1% / 77.9% before it weighed the body.
+    /// after scan; the one-scan fix weighs it from the steps' headings. Measured on seeds 101–102: 95.2% of the walks'
+    /// fixes inside (94.3% / 96.7%); on seeds 1–5, 92.4% / 94.0%, against 81.1% / 77.9% before it weighed the body.
     @Test func theOneScanFixWeighsTheBodyOnWalksWithSteps() throws {
         var inside = 0, fixes = 0
         for name in ["museum-gallery", "esoc-office"] {
@@ -43,7 +43,7 @@ import LabScenarioIO
         }
         #expect(fixes > 400)
         let coverage = Double(inside) / Double(fixes)
-        #expect(coverage >= 0.92 && coverage <= 0.99, "walks with steps, field: \(coverage)")
+        #expect(coverage >= 0.92 && coverage <= 0.97, "walks with steps, field: \(coverage)")
     }
 
     /// The stream's tracker (the particle filter) states the cloud's covariance on walks and, at a track's start, the
