@@ -194,8 +194,8 @@ package final class OffsetFreeFit {
     /// bias), so the sector's edges stay uncertain, and taking the share out made the stated regions overconfident
     /// (field walks with steps, `indoorlab coverage --seeds 5 esoc-office museum-gallery --conditions field`: 94.0% /
     /// 92.4% of fixes inside with the share kept; 89.9% / 85.0% with it taken out, measured when frieze headings set
-    /// the facing too). The truncated-means model compares
-    /// a corrected reading with the unchanged sensitivity (an approximation: the body moves the mean, not the receiver).
+    /// the facing too). The truncated-means model compares a corrected reading with the unchanged sensitivity (an
+    /// approximation: the body moves the mean, not the receiver).
     private func bodyCorrected(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], from first: Point) -> [BeaconObservation]? {
         // `starts` is the main fit's list (built by `locate`); it is read here, not changed.
         guard let facing, !obs.isEmpty else { return nil }
