@@ -132,7 +132,7 @@ package final class OffsetFreeFit {
         if let corrected = bodyCorrected(obs, ranges: ranges, headings: headings, from: first) { obs = corrected }
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
         // δ needs a prior when the scan cannot tell it: no RSSI at all, or no more terms than unknowns.
-        let fallback: (mean: Double, sigma: Double)? = obs.isEmpty || heard + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
+        let fallback = fallbackPrior(rssi: obs.count, heard: heard)
         // The scan on its own (no learned prior): the fix when nothing is learned yet, and when learning, the
         // scan's independent measurement of δ — a fit that started from the learned δ could follow its own
         // mistakes (a wrong fix pulling δ, δ pulling the next fix).
@@ -161,6 +161,12 @@ package final class OffsetFreeFit {
         for r in ranges { used.insert(r.beacon) }
         return .fix(Fix(position: p, uncertainty: covariance?.drms, beaconsUsed: used,
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
+    }
+
+    /// The prior δ needs when the loaded scan cannot tell it (no RSSI at all, or no more terms than unknowns: `heard`
+    /// readings and ranges, and the problem's bearings); nil when it can.
+    private func fallbackPrior(rssi: Int, heard: Int) -> (mean: Double, sigma: Double)? {
+        rssi == 0 || heard + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
     }
 
     /// Which way the walker faces, as the phone's steps told: the last step's heading (degrees) and its σ (degrees:
@@ -201,7 +207,7 @@ package final class OffsetFreeFit {
         guard let facing, !obs.isEmpty else { return nil }
         let body = venue.body
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
-        problem.offsetPrior = obs.count + ranges.count + problem.bearingCount <= 3 ? (0, OffsetFreeFit.fallbackPriorSigma) : nil
+        problem.offsetPrior = fallbackPrior(rssi: obs.count, heard: obs.count + ranges.count)
         let at = bestFit(starts: starts, offset: nil, beacons: obs)?.position ?? first   // the main fit's starts, untouched
         let sector = body.sector(headingSigma: facing.sigma)
         let hx = sin(facing.heading * .pi / 180), hy = cos(facing.heading * .pi / 180)

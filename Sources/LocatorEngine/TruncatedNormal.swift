@@ -55,16 +55,17 @@ package enum TruncatedNormal {
     /// below, ln m beyond (where 1 − Φ is under 10⁻¹⁵), or when m is 0 ln φ − ln λ (λ's asymptotic series).
     package struct FlooredLogSurvival: Sendable {
         private let values: InterpolatedTable
-        private let floor: Double
+        private let floor: Double, logFloor: Double
 
         package init(floor m: Double) {
             values = InterpolatedTable(from: -8, points: 16 * 64 + 1, perUnit: 64) { Foundation.log(m + (1 - m) * 0.5 * erfc($0 / 2.0.squareRoot())) }
             floor = m
+            logFloor = m > 0 ? Foundation.log(m) : 0
         }
 
         @inline(__always) package func callAsFunction(_ a: Double) -> Double {
             values.value(a, below: 0) { a in
-                floor > 0 ? Foundation.log(floor) : -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Lookup.hazardBeyond(a))
+                floor > 0 ? logFloor : -0.5 * a * a - 0.918_938_533_204_672_7 - Foundation.log(Lookup.hazardBeyond(a))
             }
         }
     }
