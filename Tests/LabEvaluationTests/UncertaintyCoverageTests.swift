@@ -50,10 +50,12 @@ import LabScenarioIO
     /// first fix's (its fit's honest region: on a static point, each a new track, that is all it states). Measured
     /// with `indoorlab coverage --estimator particle-filter` on seeds 101–102: static points 92.7% / 92.3% (open-hall /
     /// museum-gallery, field, independent; the one-scan fix 94.0% / 91.0%); walks of phones without steps, field,
-    /// independent, 98.1% / 100% (open-hall / smart-home), whose rows need covariances scaled by 1.12 / 0.86 for
-    /// exactly 95% (neither overconfident nor timid by much). The floors sit about 3 points under. Not held here
-    /// because not met (README, "Honest uncertainty"): walks under correlated shadowing and the field walks with
-    /// steps or of killian-court, where the cloud is overconfident.
+    /// independent, 100% / 95.6% / 95.6% (open-hall / smart-home / killian-court; 96.2% pooled), whose rows need
+    /// covariances scaled by 0.95 / 1.21 / 0.90 for exactly 95% (neither overconfident nor timid by much).
+    /// killian-court's walks held 57% on seeds 101–105 before the particles faced along the cloud's velocity
+    /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``). The floors sit about 3 points under.
+    /// Not held here because not met (README, "Honest uncertainty"): walks under correlated shadowing and the field
+    /// walks with steps, where the cloud is overconfident.
     @Test func theTrackersEllipsesHoldTheTruthWhereMeasured() throws {
         func pooled(_ names: [String], walks: Bool) throws -> Double {
             var inside = 0, fixes = 0
@@ -68,9 +70,9 @@ import LabScenarioIO
             #expect(fixes > 250, "\(names)")
             return Double(inside) / Double(fixes)
         }
-        let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home"], walks: true)
+        let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home", "killian-court"], walks: true)
         #expect(first >= 0.89 && first <= 0.97, "a new track's first fix: \(first)")
-        #expect(walking >= 0.95, "walks without steps: \(walking)")
+        #expect(walking >= 0.93 && walking <= 0.99, "walks without steps: \(walking)")
     }
 
     /// The likelihood-ratio widening: along each of the region's rays, the stated ellipse reaches where
