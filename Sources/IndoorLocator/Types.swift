@@ -125,7 +125,7 @@ public struct PathLossModel: Sendable, Hashable {
     /// straight behind. Keep its share in ``modelError`` too. In the stream, the snapshot fix corrects each beacon's
     /// reading for the body from the last step's heading (kept while the walker stands) and keeps the share in its
     /// error; the stream's tracker takes the share out, knowing where the walker faces from the steps when the app
-    /// feeds them, else from each particle's velocity once the track has moved (a phone that never moves keeps it in
+    /// feeds them, else from the particles' velocities once the track has moved (a phone that never moves keeps it in
     /// the model error).
     /// 0: not modelled.
     public var bodyLoss: Double

@@ -71,8 +71,8 @@ package final class ParticleTracker {
     // Particles, structure of arrays.
     private let px, py, pvx, pvy, pd, pw, pb: UnsafeMutablePointer<Double>
     /// Where each particle's walker faces (unit vector: sin, cos of the heading), for the body (``weigh(_:)``): along
-    /// the particle's own last step (``predict(steps:dt:)``), or without steps along its velocity
-    /// (``Settings/facingFromVelocity``), kept while the walker stands.
+    /// the particle's own last step (``predict(steps:dt:)``), or without steps along the cloud's mean velocity turned
+    /// by the particle's own velocity across it (``faceAlongVelocity()``), kept while the walker stands.
     private let fx, fy: UnsafeMutablePointer<Double>
     private let scratch: UnsafeMutablePointer<Double>
     /// Each beacon's P0 error as each particle has learned it (``Venue/beaconSpread``; nil when the venue has none),
@@ -361,7 +361,7 @@ package final class ParticleTracker {
     }
 
     /// Whether this track's cloud has moved faster than ``Settings/facingSpeed`` (its weighted mean velocity): from then
-    /// on particles of a phone without steps face along their velocity. A phone that never moved (on a desk, or
+    /// on particles of a phone without steps face along it (``faceAlongVelocity()``). A phone that never moved (on a desk, or
     /// held by someone standing) keeps the body in the model error.
     private var hasMoved = false
 
@@ -374,7 +374,7 @@ package final class ParticleTracker {
     /// across v̄ — the direction of v̄ + ((vᵢ − v̄)·u⊥)·u⊥, u⊥ the unit vector across v̄. The particle's speed along
     /// v̄ does not turn it. Facing along each particle's own velocity instead made the body's pattern, which tells
     /// direction, pick fast particles (under the motion model's isotropic velocity noise, a particle's velocity points
-    /// the right way more often the faster it is along the track): in killian-court's field walks the cloud ran 1.7×
+    /// the right way more often the faster it is along the track): in killian-court's field walks the cloud ran 1.8×
     /// the walker's speed and reported 6.5 m ahead of it (docs/tracking.md). Notes when the cloud first moves
     /// (``hasMoved``).
     private func faceAlongVelocity() {
@@ -481,7 +481,7 @@ package final class ParticleTracker {
         // faces along the particle's own last step (its heading as drawn in ``predict(steps:dt:)``, less the
         // particle's compass bias; a walker standing still faces where it last went), and the body's sector behind
         // it is known (``BodyShadowing``); its unknown-heading share of the model error goes. A phone without a step
-        // detector: each particle's walker faces along the particle's velocity (``Settings/facingFromVelocity``).
+        // detector: each particle's walker faces along the cloud's velocity turned by its own (``faceAlongVelocity()``).
         // Otherwise the heading is unknown and the body stays in the model error (its mean in δ).
         let body = venue.body
         let facing = !body.isNone && (o.steps != nil ? (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true)) : facesAlongVelocity && hasMoved)

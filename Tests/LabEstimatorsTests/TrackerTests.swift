@@ -446,12 +446,12 @@ import LocatorEngine
         #expect(rms(field) < rms(independent), "\(name): RMSE \(rms(field)) m with the field's likelihood, \(rms(independent)) m without")
     }
 
-    /// A phone without a step detector: each particle's walker faces along the particle's velocity
-    /// (``ParticleTracker/Settings/facingFromVelocity``), so the body's loss is weighed per particle instead of left in the
-    /// model error, and the body's pattern picks out the particles heading the right way. On the field walks of the
-    /// venues whose phones report no steps it brings the track much closer, over four seeds each. Measured
-    /// (`indoorlab compare --seeds 10 --conditions ideal,field`, field walks): P75 1.74 m against 4.28 m (open-hall),
-    /// 0.98 against 1.76 m (smart-home), 12.1 against 23.6 m (killian-court).
+    /// A phone without a step detector: each particle's walker faces along the cloud's velocity turned by the
+    /// particle's own (``ParticleTracker/Settings/facingFromVelocity``), so the body's loss is weighed per particle
+    /// instead of left in the model error, and the body's pattern picks out the particles heading the right way. On the
+    /// field walks of the venues whose phones report no steps it brings the track much closer, over four seeds each.
+    /// Measured (`indoorlab compare --seeds 10 --conditions ideal,field`, field walks): P75 1.62 m against 4.28 m
+    /// (open-hall), 0.94 against 1.76 m (smart-home), 8.5 against 23.6 m (killian-court).
     @Test(arguments: ["open-hall", "smart-home"])
     func facingAlongTheVelocityWeighsTheBodyOnWalksWithoutSteps(name: String) throws {
         let scenario = try BundledScenarios.load(name)
@@ -474,7 +474,7 @@ import LocatorEngine
     /// it, not along each particle's own velocity: the body's pattern tells direction, and keyed on each particle's
     /// own velocity it picked the fast ones (under the motion model's isotropic velocity noise, a particle's velocity
     /// points the right way more often the faster it runs along the track). On killian-court's field walks (σ = 6 dB,
-    /// beacons tens of metres away) the cloud then ran at 1.7× the walker's speed and reported 5–10 m ahead of it.
+    /// beacons tens of metres away) the cloud then ran at 1.8× the walker's speed and reported 5–10 m ahead of it.
     /// Measured on seeds 1–5 with `indoorlab coverage --estimator particle-filter` and the fixes dumped: mean speed
     /// 2.29 m/s against the walker's 1.30, 6.5 m ahead on average; now 1.57 m/s and 1.9 m ahead (seeds 1–2: 1.12× and
     /// 1.17× the walker's speed, 1.4 m ahead and 1.2 m behind). Held here on those two seeds, over the epochs where the
