@@ -484,7 +484,7 @@ package final class ParticleTracker {
         // detector: each particle's walker faces along the cloud's velocity turned by its own (``faceAlongVelocity()``).
         // Otherwise the heading is unknown and the body stays in the model error (its mean in δ).
         let body = venue.body
-        let facing = !body.isNone && (o.steps != nil ? (settings.fieldModel ? facingKnown : !(o.steps?.isEmpty ?? true)) : facesAlongVelocity && hasMoved)
+        let facing = knowsFacing(o)
         let field = settings.fieldModel
         // The beacons' P0 errors, when learned, leave the model error too: their variance is in `spreadVariance`.
         let spread = spreadMean != nil ? venue.beaconSpread * venue.beaconSpread : 0
@@ -618,6 +618,15 @@ package final class ParticleTracker {
         }
         guard best.isFinite else { return }
         for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
+    }
+
+    /// Whether the particles know where the walker faces for scan `o` (``weigh(_:)``): never without a body to weigh; a
+    /// phone with a step detector once it reported a step in this track (with the field's likelihood; without it, only
+    /// in a scan that brings steps); a phone without one once the cloud has moved (``faceAlongVelocity()``).
+    private func knowsFacing(_ o: Observation) -> Bool {
+        if venue.body.isNone { return false }
+        guard let steps = o.steps else { return facesAlongVelocity && hasMoved }
+        return settings.fieldModel ? facingKnown : !steps.isEmpty
     }
 
     /// Multiplies each weight by the measured ranges' likelihood at the particle: each range r with its σ against the
