@@ -28,8 +28,9 @@ import LabCore
 /// A track starts from a snapshot fix, which is its first report (stating the fit's honest region): particles drawn
 /// around it (the fit's linearised covariance, widened)
 /// on walkable floor, δ around the fix's (or what earlier tracks of the phone learned). When every particle is dropped the track
-/// starts again. The estimate is the particles' weighted mean and covariance, kept in sight of the previous
-/// estimate (no jump through a wall: see ``estimate(_:)``). Random draws come from the
+/// starts again. The estimate is the particles' weighted mean and covariance (under correlated shadowing the
+/// covariance times what weighing correlated scans as news leaves out: ``ShadowingMemory``), kept in sight of the
+/// previous estimate (no jump through a wall: see ``estimate(_:ranges:inflation:)``). Random draws come from the
 /// tracker's own stream (``TrackerRandom``), seeded per phone from ``Venue/seed``, so fixes repeat.
 package final class ParticleTracker {
     package struct Settings: Sendable {
@@ -196,9 +197,10 @@ package final class ParticleTracker {
         if isTracking {
             keepOffset()   // before the particles move: if every one is dropped, δ's estimate survives
             if let steps = o.steps { predict(steps: steps, dt: dt) } else { predict(dt: dt) }
+            let prior = shadowing != nil ? spread() : nil
             if !o.beacons.isEmpty { weigh(o) }
             if !ranges.isEmpty { weigh(ranges) }
-            if !normalise() { endTrack() }
+            if !normalise() { endTrack() } else if let prior { followShadowing(prior: prior) }
         }
         let fresh = !isTracking   // drawn afresh below: no lineage to the step before
         var first: Fix?
@@ -218,7 +220,7 @@ package final class ParticleTracker {
             f.velocity = Point(0, 0)
             outcome = .fix(f)
         } else {
-            outcome = estimate(o, ranges: ranges)
+            outcome = estimate(o, ranges: ranges, inflation: shadowing?.inflation ?? 1)
         }
         let recorded = history != nil
         if recorded {
@@ -332,11 +334,95 @@ package final class ParticleTracker {
         }
         isTracking = true
         biasDrawn = false; facingKnown = false; hasMoved = false
+        shadowing = venue.radio.correlationDistance != nil ? ShadowingMemory(start: spread(), share: shadowingShare) : nil
         if let spreadMean, let spreadVariance {   // the beacons' errors are learned afresh on every track
             spreadMean.update(repeating: 0, count: n * beacons)
             spreadVariance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
         }
         return outcome
+    }
+
+    /// What the particles' spread leaves out under correlated shadowing (``RadioModel/correlationDistance``): the
+    /// likelihood weighs each scan as news, but a walker carries its shadowing for metres (the correlation
+    /// exp(−Δ/d) between scans Δ apart; 1 while it stands), so the cloud shrinks faster than the estimate's error.
+    /// The filter is read as a scalar linear estimator, one per axis: after each scan its error is
+    /// ε_t = λ·(ε_{t−1} + w) + (1 − λ)·e_t, with λ = P_t / P⁻ the share of the cloud's variance the scan kept (P⁻
+    /// after moving, P_t after weighing; w the motion's noise, which the filter models) and e_t the scan's own error,
+    /// of variance R = P_t / (1 − λ). What is modelled as independent is not: a share ς = σ² / (σ² + σ_m²) of e_t
+    /// is the shadowing, an AR(1) process along the walk. Then, with g = Cov(ε, u) (u the shadowing's part of e in
+    /// units of √R) and a = √((1 − λ)·P_t):
+    ///
+    ///     V_t = λ²·(V_{t−1} + P⁻ − P_{t−1}) + (1 − λ)·P_t + 2·λ·ρ·a·g_{t−1}
+    ///     g_t = λ·ρ·g_{t−1} + ς·a
+    ///
+    /// and the report states the particles' covariance times V_t / P_t (at least 1). Without correlation (ρ = 0)
+    /// V_t = P_t: the cloud is the error; standing still with all of it shadowing (ρ = ς = 1) V_t stays where the
+    /// first scan left it, as it should — the same readings again say nothing new. The estimate itself is the
+    /// filter's; only what it states about its error changes (docs/tracking.md, "Correlated shadowing").
+    package struct ShadowingMemory: Sendable {
+        /// P_{t−1}: the cloud's variance per axis after the last scan, m².
+        package var nominal: Double
+        /// V_{t−1}: the estimate's error variance per axis when consecutive scans share their shadowing, m².
+        package var actual: Double
+        /// g_{t−1}: the estimate's error's covariance with the shadowing's part of the last scan's, m.
+        package var carried: Double
+        /// The cloud's mean after the last scan: how far the walker went is how far the shadowing decorrelated.
+        package var mean: Point
+        /// ς: the shadowing's share of one scan's modelled variance.
+        package let share: Double
+        /// V / P: what multiplies the particles' covariance in the report.
+        package var inflation: Double { nominal > 0 ? max(actual / nominal, 1) : 1 }
+
+        /// A track's first cloud: its error is the first scan's.
+        package init(start: (mean: Point, variance: Double), share: Double) {
+            nominal = start.variance; actual = start.variance; mean = start.mean; self.share = share
+            carried = share * start.variance.squareRoot()
+        }
+
+        /// One scan later: the cloud `prior` after moving, `posterior` after weighing; ρ between the two scans.
+        package mutating func update(prior: (mean: Point, variance: Double), posterior: (mean: Point, variance: Double), rho: Double) {
+            let lambda = prior.variance > 0 ? min(max(posterior.variance / prior.variance, 0), 1) : 1
+            let a = ((1 - lambda) * posterior.variance).squareRoot()
+            actual = lambda * lambda * (actual + max(prior.variance - nominal, 0)) + (1 - lambda) * posterior.variance
+                + 2 * lambda * rho * a * carried
+            carried = lambda * rho * carried + share * a
+            nominal = posterior.variance
+            mean = posterior.mean
+        }
+    }
+
+    /// The correlated shadowing's memory of this track (nil without ``RadioModel/correlationDistance``).
+    private var shadowing: ShadowingMemory?
+
+    /// ς = σ² / (σ² + σ_m²): the shadowing's share of what the likelihood takes one beacon's scan mean to vary by
+    /// (one reading per window under correlated shadowing; σ_m as ``weigh(_:)`` takes it before it knows the facing).
+    private var shadowingShare: Double {
+        let sigma2 = venue.radio.sigma * venue.radio.sigma
+        let model2 = max(settings.modelSigma * settings.modelSigma, venue.radio.modelError * venue.radio.modelError)
+        return sigma2 / (sigma2 + model2)
+    }
+
+    /// The scan just weighed, after `prior` (the cloud as it moved): the shadowing's memory follows.
+    private func followShadowing(prior: (mean: Point, variance: Double)) {
+        guard var memory = shadowing, let distance = venue.radio.correlationDistance else { return }
+        let posterior = spread()
+        memory.update(prior: prior, posterior: posterior, rho: exp(-prior.mean.distance(to: memory.mean) / distance))
+        shadowing = memory
+    }
+
+    /// The cloud's weighted mean position and its variance per axis (the covariance's half trace); weights need not
+    /// sum to 1.
+    private func spread() -> (mean: Point, variance: Double) {
+        var total = 0.0, mx = 0.0, my = 0.0
+        for i in 0..<n where pw[i] > 0 { total += pw[i]; mx += pw[i] * px[i]; my += pw[i] * py[i] }
+        guard total > 0 else { return (Point(0, 0), 0) }
+        mx /= total; my /= total
+        var square = 0.0
+        for i in 0..<n where pw[i] > 0 {
+            let ex = px[i] - mx, ey = py[i] - my
+            square += pw[i] * (ex * ex + ey * ey)
+        }
+        return (Point(mx, my), square / (2 * total))
     }
 
     /// Moves every particle by the motion model; a step through a wall or off the floor drops it.
@@ -664,8 +750,8 @@ package final class ParticleTracker {
     /// of the previous report — the blue dot goes round by the door instead of through the wall — and the
     /// covariance grows by the shift (the mean squared error about the reported point). When the particles in
     /// sight carry less than ``inSightShare`` of the weight (or none is in sight), the mean stands.
-    private func estimate(_ o: Observation, ranges: [MeasuredRange]) -> EstimateOutcome {
-        let summary = report(Cloud(px, n: n, weights: pw), previous: reported)   // normalised: the weights sum to 1
+    private func estimate(_ o: Observation, ranges: [MeasuredRange], inflation: Double) -> EstimateOutcome {
+        let summary = report(Cloud(px, n: n, weights: pw), previous: reported, inflation: inflation)   // normalised: the weights sum to 1
         let p = summary.position, c = summary.covariance
         reported = p
         let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
@@ -684,8 +770,9 @@ package final class ParticleTracker {
         }
     }
 
-    /// A cloud's report (``estimate(_:)``'s rule, in sight of `previous`); its weights sum to 1.
-    private func report(_ cloud: Cloud, previous: Point?) -> (position: Point, covariance: Covariance2, velocity: Point, offset: Double) {
+    /// A cloud's report (``estimate(_:ranges:inflation:)``'s rule, in sight of `previous`); its weights sum to 1. The particles'
+    /// covariance is multiplied by `inflation` (``ShadowingMemory/inflation``) before a shift adds to it.
+    private func report(_ cloud: Cloud, previous: Point?, inflation: Double = 1) -> (position: Point, covariance: Covariance2, velocity: Point, offset: Double) {
         var mx = 0.0, my = 0.0, mvx = 0.0, mvy = 0.0, md = 0.0
         for i in 0..<n {
             let w = cloud.w[i]
@@ -696,6 +783,7 @@ package final class ParticleTracker {
             let w = cloud.w[i], ex = cloud.x[i] - mx, ey = cloud.y[i] - my
             cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
         }
+        cxx *= inflation; cxy *= inflation; cyy *= inflation
         var p = Point(mx, my)
         if let r = previous, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p, in: cloud),
            share >= Self.inSightShare {

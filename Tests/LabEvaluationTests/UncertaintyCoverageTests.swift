@@ -55,8 +55,8 @@ import LabScenarioIO
     /// killian-court's walks held 57% on seeds 101–105 before the particles faced along the cloud's velocity
     /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``), and hold 83% on them now (95.6% on
     /// 101–102, 94% on 1–5): some of its walks are still lost for a stretch. The floors sit about 3 points under.
-    /// Not held here because not met (README, "Honest uncertainty"): walks under correlated shadowing, the field
-    /// walks with steps, where the cloud is overconfident, and killian-court's on every seed.
+    /// Not held here because not met (README, "Honest uncertainty"): the field walks with steps, where the cloud is
+    /// overconfident, and killian-court's on every seed; walks under correlated shadowing are held below.
     @Test func theTrackersEllipsesHoldTheTruthWhereMeasured() throws {
         func pooled(_ names: [String], walks: Bool) throws -> Double {
             var inside = 0, fixes = 0
@@ -74,6 +74,26 @@ import LabScenarioIO
         let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home", "killian-court"], walks: true)
         #expect(first >= 0.89 && first <= 0.97, "a new track's first fix: \(first)")
         #expect(walking >= 0.93 && walking <= 0.99, "walks without steps: \(walking)")
+    }
+
+    /// Under correlated shadowing a walker carries its shadowing from scan to scan, and the filter, which weighs each
+    /// scan as news, shrinks its cloud too far; the stream states the cloud's covariance times what a filter that
+    /// takes correlated scans as independent leaves out (``ParticleTracker/ShadowingMemory``). Measured with
+    /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 87.0% (72–76%
+    /// before, seeds 101–105), all fixes 92.3%. The floors sit about 3 points under; the target (93–97%) is not met on
+    /// the walks of esoc-office (71%) and killian-court (86%).
+    @Test func theTrackersEllipsesAllowForCorrelatedShadowing() throws {
+        var inside = 0, fixes = 0, walkInside = 0, walkFixes = 0
+        for name in Self.names {
+            let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
+            let row = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: UncertaintyCoverage.defaultCorrelationDistance,
+                                                      seeds: [101, 102], estimator: .particleFilter)
+            inside += row.inside; fixes += row.fixes; walkInside += row.walkInside; walkFixes += row.walkFixes
+        }
+        #expect(walkFixes > 1000)
+        let all = Double(inside) / Double(fixes), walks = Double(walkInside) / Double(walkFixes)
+        #expect(walks >= 0.84 && walks <= 0.97, "walks, field, correlated: \(walks)")
+        #expect(all >= 0.89 && all <= 0.97, "all fixes, field, correlated: \(all)")
     }
 
     /// The likelihood-ratio widening: along each of the region's rays, the stated ellipse reaches where
