@@ -323,10 +323,11 @@ public enum LocatorInput: Sendable, Hashable {
 /// outliers, the walker's body), with independent or correlated shadowing; per venue 89.7–98.4%.
 ///
 /// A tracked location from the stream states the particle filter's spread instead: the weighted particles'
-/// covariance (a new track's first fix states the region above). Measured with `indoorlab coverage --estimator
+/// covariance, and with ``PathLossModel/correlationDistance`` that covariance times what weighing correlated scans as
+/// news leaves out (a new track's first fix states the region above). Measured with `indoorlab coverage --estimator
 /// particle-filter --seeds 5` (the tournament's walks and static points, pooled): 93.2% of fixes when the radio model
-/// is right and the shadowing independent, 92.1% under field impairments, 85.8–87.0% under correlated shadowing,
-/// where a walk's cloud is overconfident, as it is on field walks with steps (82–88%; README, "Honest uncertainty").
+/// is right and the shadowing independent, 92.1% under field impairments, 92.0–92.6% under correlated shadowing
+/// (walks 87–89%); the cloud is still overconfident on field walks with steps (82–88%; README, "Honest uncertainty").
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = OffsetFreeFit.statedConfidence

@@ -345,7 +345,7 @@ package final class ParticleTracker {
     /// What the particles' spread leaves out under correlated shadowing (``RadioModel/correlationDistance``): the
     /// likelihood weighs each scan as news, but a walker carries its shadowing for metres (the correlation
     /// exp(−Δ/d) between scans Δ apart; 1 while it stands), so the cloud shrinks faster than the estimate's error.
-    /// The filter is read as a scalar linear estimator, one per axis: after each scan its error is
+    /// The filter is read as a scalar linear estimator (on the cloud's variance per axis, its half trace): after each scan its error is
     /// ε_t = λ·(ε_{t−1} + w) + (1 − λ)·e_t, with λ = P_t / P⁻ the share of the cloud's variance the scan kept (P⁻
     /// after moving, P_t after weighing; w the motion's noise, which the filter models) and e_t the scan's own error,
     /// of variance R = P_t / (1 − λ). What is modelled as independent is not: a share ς = σ² / (σ² + σ_m²) of e_t
@@ -356,9 +356,11 @@ package final class ParticleTracker {
     ///     g_t = λ·ρ·g_{t−1} + ς·a
     ///
     /// and the report states the particles' covariance times V_t / P_t (at least 1). Without correlation (ρ = 0)
-    /// V_t = P_t: the cloud is the error; standing still with all of it shadowing (ρ = ς = 1) V_t stays where the
+    /// V_t = P_t: the cloud is the error (a little more where walls cut the cloud as it moved, P⁻ < P_{t−1}: the
+    /// motion's noise is then taken as 0, on the safe side); standing still with all of it shadowing (ρ = ς = 1) V_t stays where the
     /// first scan left it, as it should — the same readings again say nothing new. The estimate itself is the
-    /// filter's; only what it states about its error changes (docs/tracking.md, "Correlated shadowing").
+    /// filter's; only what it states about its error changes (docs/tracking.md, "Correlated shadowing"). The offline
+    /// smoother (``smoothTrack(_:lag:)``) states its own cloud's covariance without this allowance.
     package struct ShadowingMemory: Sendable {
         /// P_{t−1}: the cloud's variance per axis after the last scan, m².
         package var nominal: Double

@@ -275,7 +275,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     /// A phone lying on a table hears the same shadowing scan after scan. 100 phones at random places, each with its own
     /// per-beacon shadowing (N(0, 4²) dB, drawn once), each scanning 20 times: told `correlationDistance`, the stream
     /// knows the scans repeat each other and its last ellipse holds the truth for most phones; told the shadowing is
-    /// independent, it counts each scan as news and holds it for fewer (measured: 95% against 82%).
+    /// independent, it counts each scan as news and holds it for fewer (measured: 95% against 82%). The scans carry one
+    /// sample per beacon and the model no sensitivity, so both weigh a scan's readings alike: what differs is the
+    /// allowance (`ParticleTracker.ShadowingMemory` in the engine).
     @Test func aPhoneStandingStillUnderCorrelatedShadowingKeepsAnHonestEllipse() throws {
         var state: UInt64 = 12
         func uniform() -> Double { state = state &* 6364136223846793005 &+ 1442695040888963407; return Double(state >> 11) / Double(1 << 53) }
