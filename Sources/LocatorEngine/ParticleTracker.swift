@@ -396,8 +396,10 @@ package final class ParticleTracker {
     /// The correlated shadowing's memory of this track (nil without ``RadioModel/correlationDistance``).
     private var shadowing: ShadowingMemory?
 
-    /// ς = σ² / (σ² + σ_m²): the shadowing's share of what the likelihood takes one beacon's scan mean to vary by
-    /// (one reading per window under correlated shadowing; σ_m as ``weigh(_:)`` takes it before it knows the facing).
+    /// ς = σ² / (σ² + σ_m²): the shadowing's share of what the likelihood takes one beacon's scan mean to vary by at
+    /// a track's start (one reading per window under correlated shadowing). σ_m² is the venue's model error (at least
+    /// ``Settings/modelSigma``) whole: ``weigh(_:)`` moves the beacons' spread out of it into their learned errors'
+    /// variance, which starts at the same size, and keeps the body's share until the facing is known.
     private var shadowingShare: Double {
         let sigma2 = venue.radio.sigma * venue.radio.sigma
         let model2 = max(settings.modelSigma * settings.modelSigma, venue.radio.modelError * venue.radio.modelError)
