@@ -156,6 +156,11 @@ public struct Calibration: Sendable {
     /// How the residuals split between what a scan window's averaging removes and what it does not; nil when no
     /// window holds two readings of one beacon (then the split cannot be seen, and σ is all there is).
     public var windowSplit: WindowSplit?
+    /// The receiver's floor as the recording shows it, dBm: its weakest reading, less half a dB when readings are
+    /// whole dB (a reading of −91 was at least −91.5 before rounding). Readings below it were never reported, so
+    /// estimators that truncate or censor at the sensitivity (``RadioModel/sensitivity``) take this one. Nil
+    /// without samples.
+    public var floor: Double?
 
     /// The residuals around the fitted model (each beacon's P0 where it has one, the global P0 otherwise; walls
     /// as fitted), grouped by beacon and scan window (the recording's, as replay cuts them), over the groups of
@@ -249,6 +254,7 @@ public struct Calibration: Sendable {
         let (samples, threeD) = Calibration.samples(r)
         self.samples = samples
         threeDimensional = threeD
+        floor = samples.lazy.map(\.rssi).min().map { r.venue.radio.quantize ? $0 - 0.5 : $0 }
         guard !samples.isEmpty else {
             throw CalibrationError("no RSSI sample has a ground-truth position (truth and readings must share scan windows)")
         }
@@ -313,6 +319,7 @@ extension RadioFit {
         self.init(p0: r(c.global.p0), exponent: r(c.global.exponent, 3), sigma: r(c.windowSplit?.withinSigma ?? c.global.sigma),
                   beaconP0: Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, r($0.p0AtGlobalExponent)) }), fittedOn: fittedOn)
         modelError = r(c.windowSplit?.modelError ?? 0)
+        sensitivity = c.floor.map { r($0) }
         // A loss below 0 dB is noise around none: stored as 0.
         if !c.materials.isEmpty { materialLoss = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, r(max($0.loss, 0))) }) }
     }

@@ -15,6 +15,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public var beaconP0: [String: Double]
     /// Each wall material's loss per crossing, dB, when the fit had walls with materials (nil in older files).
     public var materialLoss: [String: Double]?
+    /// The calibration phone's floor, dBm: its weakest reading (``RadioModel/sensitivity``; nil in older files: the
+    /// scored recording keeps its own). Another phone's floor may differ; it is the best known.
+    public var sensitivity: Double?
     /// Where it was fitted (the recording's name).
     public var fittedOn: String
 
@@ -27,6 +30,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public func applied(to venue: RecordedVenue) -> RecordedVenue {
         var v = venue
         v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma; v.radio.modelError = modelError ?? 0
+        if let sensitivity { v.radio.sensitivity = sensitivity }
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
         if let materialLoss {
             for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }
@@ -47,6 +51,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
         guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
         guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
+        if let s = fit.sensitivity, !s.isFinite { throw InputError(file: path, field: "sensitivity", "expected a finite sensitivity in dBm, found \(s)") }
         if let m = fit.modelError, !(m.isFinite && m >= 0) { throw InputError(file: path, field: "modelError", "expected a model error ≥ 0 dB, found \(m)") }
         for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
             throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")

@@ -80,6 +80,34 @@ import LabEvaluation
         #expect(RadioFit(c1, fittedOn: "x").sigma == c1.global.sigma && RadioFit(c1, fittedOn: "x").modelError == 0)
     }
 
+    /// The fit carries the receiver's floor (the weakest reading less half a dB of rounding) to the venue it is
+    /// applied to, through its file; a fit file from before it leaves the venue's own sensitivity.
+    @Test func theFitCarriesTheReceiversFloor() throws {
+        var s = try scenario("open-hall")
+        s.radio.sensitivity = -80
+        s.radio.quantize = true
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 12)
+        let c = try Calibration(r, perBeacon: true)
+        #expect(r.rssi.map(\.rssi).min() == -80, "the simulator rounds, then drops what is below −80")
+        #expect(c.floor == -80.5)
+        let fit = RadioFit(c, fittedOn: "x", rounded: true)
+        let dir = try temporaryDirectory("fit")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try fit.write(to: dir + "/fit.json")
+        let read = try RadioFit.read(path: dir + "/fit.json")
+        #expect(read.sensitivity == -80.5)
+        var other = r.venue
+        other.radio.sensitivity = -100
+        #expect(read.applied(to: other).radio.sensitivity == -80.5)
+        var old = read
+        old.sensitivity = nil
+        try LabJSON.encoder().encode(old).write(to: URL(fileURLWithPath: dir + "/old.json"))
+        #expect(try RadioFit.read(path: dir + "/old.json").applied(to: other).radio.sensitivity == -100)
+        // A fit file naming an impossible sensitivity is refused with its field.
+        try Data(#"{"p0": -59, "exponent": 2, "sigma": 4, "beaconP0": {}, "fittedOn": "x", "sensitivity": "loud"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/bad.json"))
+        #expect(throws: InputError.self) { try RadioFit.read(path: dir + "/bad.json") }
+    }
+
     /// A recording of the ideal model (open-hall's walk: readings independent within and across windows) has no
     /// model error to find: under 0.5 dB, and σ within windows is the scenario's.
     @Test func anIdealRecordingHasNoModelError() throws {
