@@ -156,10 +156,8 @@ public struct Calibration: Sendable {
     /// How the residuals split between what a scan window's averaging removes and what it does not; nil when no
     /// window holds two readings of one beacon (then the split cannot be seen, and σ is all there is).
     public var windowSplit: WindowSplit?
-    /// The receiver's floor as the recording shows it, dBm: its weakest reading, less half a dB when readings are
-    /// whole dB (a reading of −91 was at least −91.5 before rounding). Readings below it were never reported, so
-    /// estimators that truncate or censor at the sensitivity (``RadioModel/sensitivity``) take this one. Nil
-    /// without samples.
+    /// The receiver's floor as the recording shows it, dBm (``RadioFit/floor(of:)``, over all its readings); nil for
+    /// a simulated recording, whose scenario states the sensitivity exactly, and without readings.
     public var floor: Double?
 
     /// The residuals around the fitted model (each beacon's P0 where it has one, the global P0 otherwise; walls
@@ -254,7 +252,7 @@ public struct Calibration: Sendable {
         let (samples, threeD) = Calibration.samples(r)
         self.samples = samples
         threeDimensional = threeD
-        floor = samples.lazy.map(\.rssi).min().map { r.venue.radio.quantize ? $0 - 0.5 : $0 }
+        floor = r.info.source == .simulated ? nil : RadioFit.floor(of: r.rssi)
         guard !samples.isEmpty else {
             throw CalibrationError("no RSSI sample has a ground-truth position (truth and readings must share scan windows)")
         }

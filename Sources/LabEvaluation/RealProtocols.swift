@@ -32,7 +32,7 @@ public struct RealProtocol: Sendable {
     /// The scored venue with the calibration part's radio model and survey.
     public func calibratedVenue() throws -> Venue {
         let fit = RadioFit(try Calibration(calibration, perBeacon: true), fittedOn: calibration.info.name)
-        let venue = fit.applied(to: scored.venue)
+        let venue = fit.applied(to: scored.venue, readings: scored.rssi)
         var v = venue.venue
         let calibrationVenue = calibration.venue.venue
         let survey = EpochBuilder(venue: calibrationVenue).epochs(calibration).epochs

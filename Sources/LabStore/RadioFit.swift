@@ -15,8 +15,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public var beaconP0: [String: Double]
     /// Each wall material's loss per crossing, dB, when the fit had walls with materials (nil in older files).
     public var materialLoss: [String: Double]?
-    /// The calibration phone's floor, dBm: its weakest reading (``RadioModel/sensitivity``; nil in older files: the
-    /// scored recording keeps its own). Another phone's floor may differ; it is the best known.
+    /// The calibration part's receiver floor, dBm (``RadioFit/floor(of:)``; nil in older files and for a simulated
+    /// calibration, whose scenario states its sensitivity exactly). Applied as the scored venue's
+    /// ``RadioModel/sensitivity``, or the scored readings' own floor where that is lower (``applied(to:readings:)``).
     public var sensitivity: Double?
     /// Where it was fitted (the recording's name).
     public var fittedOn: String
@@ -27,15 +28,32 @@ public struct RadioFit: Codable, Sendable, Hashable {
 
     /// `venue` with this radio model: P0, n, σ and the model error, and the P0 of every beacon whose id the fit knows (other
     /// beacons fall back to the global P0).
-    public func applied(to venue: RecordedVenue) -> RecordedVenue {
+    /// With `readings` (the scored recording's; no truth needed), the sensitivity is the lower of the fit's and
+    /// their own floor: the weakest reading only bounds a receiver's floor from above, and no scored reading may
+    /// lie below the sensitivity it is scored with.
+    public func applied(to venue: RecordedVenue, readings: [RSSIReading] = []) -> RecordedVenue {
         var v = venue
         v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma; v.radio.modelError = modelError ?? 0
-        if let sensitivity { v.radio.sensitivity = sensitivity }
+        if let sensitivity { v.radio.sensitivity = min(sensitivity, RadioFit.floor(of: readings) ?? sensitivity) }
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
         if let materialLoss {
             for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }
         }
         return v
+    }
+
+    /// A receiver's floor as `readings` show it, dBm: the weakest reading, less half a dB when every reading is a
+    /// whole dB (a reading of −91 was at least −91.5 before rounding). Readings below it were never reported, so
+    /// estimators that truncate or censor at the sensitivity take it; it bounds the true floor from above (a
+    /// walk that never went far enough from the beacons shows a floor that is too high). Nil without readings.
+    public static func floor(of readings: [RSSIReading]) -> Double? {
+        guard var weakest = readings.first?.rssi else { return nil }
+        var whole = true
+        for r in readings {
+            weakest = min(weakest, r.rssi)
+            if whole && r.rssi.rounded() != r.rssi { whole = false }
+        }
+        return whole ? weakest - 0.5 : weakest
     }
 
     public func write(to path: String) throws { try OutputFile.write(try LabJSON.encoder().encode(self), to: path) }
@@ -51,7 +69,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
         guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
         guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
         guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
-        if let s = fit.sensitivity, !s.isFinite { throw InputError(file: path, field: "sensitivity", "expected a finite sensitivity in dBm, found \(s)") }
+        if let s = fit.sensitivity, !RecordingImporter.plausibleRSSI.contains(s) {
+            throw InputError(file: path, field: "sensitivity", "expected a sensitivity in \(Format.number(RecordingImporter.plausibleRSSI.lowerBound))…\(Format.number(RecordingImporter.plausibleRSSI.upperBound)) dBm, found \(Format.number(s))")
+        }
         if let m = fit.modelError, !(m.isFinite && m >= 0) { throw InputError(file: path, field: "modelError", "expected a model error ≥ 0 dB, found \(m)") }
         for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
             throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")

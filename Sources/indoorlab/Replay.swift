@@ -65,7 +65,7 @@ struct Replay: ParsableCommand {
         }
         if let radio {
             let fit = try reportingInputErrors { try RadioFit.read(path: radio) }
-            for i in recordings.indices { recordings[i].venue = fit.applied(to: recordings[i].venue) }
+            for i in recordings.indices { recordings[i].venue = fit.applied(to: recordings[i].venue, readings: recordings[i].rssi) }
         }
         var reports: [ReplayReport.Recording] = []
         var tables: [String] = []

@@ -81,14 +81,18 @@ import LabEvaluation
     }
 
     /// The fit carries the receiver's floor (the weakest reading less half a dB of rounding) to the venue it is
-    /// applied to, through its file; a fit file from before it leaves the venue's own sensitivity.
+    /// applied to, through its file, lowered to the scored readings' own floor where that is lower; a fit file from
+    /// before it leaves the venue's own sensitivity, and a simulated calibration, whose scenario states it, has none.
     @Test func theFitCarriesTheReceiversFloor() throws {
         var s = try scenario("open-hall")
         s.radio.sensitivity = -80
         s.radio.quantize = true
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 12)
+        let simulated = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 12)
+        #expect(simulated.rssi.map(\.rssi).min() == -80, "the simulator rounds, then drops what is below −80")
+        #expect(try Calibration(simulated, perBeacon: true).floor == nil)
+        var r = simulated
+        r.info.source = .labCSV
         let c = try Calibration(r, perBeacon: true)
-        #expect(r.rssi.map(\.rssi).min() == -80, "the simulator rounds, then drops what is below −80")
         #expect(c.floor == -80.5)
         let fit = RadioFit(c, fittedOn: "x", rounded: true)
         let dir = try temporaryDirectory("fit")
@@ -99,13 +103,19 @@ import LabEvaluation
         var other = r.venue
         other.radio.sensitivity = -100
         #expect(read.applied(to: other).radio.sensitivity == -80.5)
+        // Scored readings weaker than the fit's floor lower it: −83 → −83.5; fractional readings are not rounded.
+        let weak = [RSSIReading(beacon: 0, t: 0, rssi: -70), RSSIReading(beacon: 1, t: 0, rssi: -83)]
+        #expect(read.applied(to: other, readings: weak).radio.sensitivity == -83.5)
+        #expect(read.applied(to: other, readings: [RSSIReading(beacon: 0, t: 0, rssi: -82.25)]).radio.sensitivity == -82.25)
+        #expect(read.applied(to: other, readings: [RSSIReading(beacon: 0, t: 0, rssi: -60)]).radio.sensitivity == -80.5)
         var old = read
         old.sensitivity = nil
         try LabJSON.encoder().encode(old).write(to: URL(fileURLWithPath: dir + "/old.json"))
-        #expect(try RadioFit.read(path: dir + "/old.json").applied(to: other).radio.sensitivity == -100)
+        #expect(try RadioFit.read(path: dir + "/old.json").applied(to: other, readings: weak).radio.sensitivity == -100)
         // A fit file naming an impossible sensitivity is refused with its field.
-        try Data(#"{"p0": -59, "exponent": 2, "sigma": 4, "beaconP0": {}, "fittedOn": "x", "sensitivity": "loud"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/bad.json"))
-        #expect(throws: InputError.self) { try RadioFit.read(path: dir + "/bad.json") }
+        try Data(#"{"p0": -59, "exponent": 2, "sigma": 4, "beaconP0": {}, "fittedOn": "x", "sensitivity": 500}"#.utf8).write(to: URL(fileURLWithPath: dir + "/bad.json"))
+        let error = try #require(throws: InputError.self) { try RadioFit.read(path: dir + "/bad.json") }
+        #expect(error.description.contains("sensitivity"), "\(error)")
     }
 
     /// A recording of the ideal model (open-hall's walk: readings independent within and across windows) has no

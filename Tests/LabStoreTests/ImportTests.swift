@@ -245,6 +245,10 @@ import LabScenarioIO
         let c = try Calibration(r, perBeacon: false)
         #expect(!c.threeDimensional)
         #expect(c.global.exponent > 0.5 && c.global.exponent < 4)
+        // The phone's floor: its weakest whole-dB reading less half a dB (−91.5 at −4 dBm, −94.5 at −20), well above
+        // the −100 dBm the import states.
+        let floor = [-4: -91.5, -12: -94.5, -20: -94.5][tx]
+        #expect(c.floor == floor && RadioFit(c, fittedOn: r.info.name).sensitivity == floor, "\(String(describing: c.floor))")
         let replay = RecordingReplay.run(r, estimators: [.weightedCentroid, .leastSquares])
         #expect(replay.epochs == 884)
         #expect(replay.scores.allSatisfy { $0.stats.availability > 0.3 && $0.stats.p75 < 10 })
