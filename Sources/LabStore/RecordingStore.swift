@@ -156,8 +156,8 @@ public enum RecordingStore {
         }
     }
 
-    /// Replaces the radio model's P0, exponent and σ and, when given, its model error and the per-beacon P0 (by
-    /// beacon id), in one transaction. To store a model error, a recording older than its column (schema v3) is
+    /// Replaces the radio model's P0, exponent and σ and, when given, its model error, its sensitivity and the
+    /// per-beacon P0 (by beacon id), in one transaction. To store a model error, a recording older than its column (schema v3) is
     /// migrated first: one way, as older builds refuse a newer schema.
     public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, modelError: Double? = nil,
                                    sensitivity: Double? = nil, beaconP0: [String: Double] = [:], materialLoss: [String: Double] = [:]) throws {
