@@ -4,8 +4,9 @@
 /// tournament, replay, the plot styles and the benchmark all read this list; `EstimatorRegistryTests`
 /// checks that names are unique kebab-case and every type builds on a venue.
 public enum EstimatorRegistry {
-    /// In the order tables list them and the leaderboard breaks ties.
-    public static let all: [any PositionEstimator.Type] = [
+    /// In the order tables list them and the leaderboard breaks ties. (Metatypes of a protocol are not `Sendable` in
+    /// Swift 6.1; these constants are never written, so sharing them across tasks is safe.)
+    nonisolated(unsafe) public static let all: [any PositionEstimator.Type] = [
         TrilaterationEstimator.self,
         LeastSquaresEstimator.self,
         LeastSquaresRangeEstimator.self,
@@ -31,10 +32,10 @@ public enum EstimatorRegistry {
     /// The best snapshot estimator (each fix from its own scan): the IndoorLocator library's one-scan fix
     /// (`locate(rssi:)`, and `Location.snapshot` in its stream), and what the planner simulates with on static
     /// points.
-    public static let shipped: any PositionEstimator.Type = OffsetLearningEstimator.self
+    nonisolated(unsafe) public static let shipped: any PositionEstimator.Type = OffsetLearningEstimator.self
     /// The tournament's winner, a tracker: what the IndoorLocator library's stream (`locations(from:)`,
     /// `currentLocation(at:)`) runs.
-    public static let shippedTracker: any PositionEstimator.Type = ParticleEstimator.self
+    nonisolated(unsafe) public static let shippedTracker: any PositionEstimator.Type = ParticleEstimator.self
 }
 
 extension EstimatorKind {

@@ -147,7 +147,7 @@ public struct Tuner: Sendable {
         progress?("simulating the original and the tuned layout")
         let target = Double.infinity
         func figures(_ beacons: [Beacon], _ idx: [Int]) throws -> Figures {
-            try Figures(predicted: CoverageFigures(perPointP90: model.predictedP90(layout: idx), target: target, coverage: self.options.coverage),
+            Figures(predicted: CoverageFigures(perPointP90: model.predictedP90(layout: idx), target: target, coverage: self.options.coverage),
                     simulated: CoverageFigures(perPointP90: try sim.perPointP90(beacons: beacons), target: target, coverage: self.options.coverage))
         }
         let before = try figures(scenario.beacons, scenario.beacons.indices.map { offsets[$0] })

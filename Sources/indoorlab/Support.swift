@@ -30,6 +30,7 @@ func creationDate() -> Date {
 
 
 /// Runs `body`, printing input errors (with file, line and field) and exiting with code 2 on them.
+@discardableResult
 func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()

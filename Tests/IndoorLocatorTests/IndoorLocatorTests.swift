@@ -378,8 +378,9 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         for k in 10..<14 {
             let t = 200 + Double(k)
             for b in placements { stepped.add(RangeSample(beacon: b.identity, distance: p.distance(to: b.position), technology: .uwb, timestamp: Date(timeIntervalSinceReferenceDate: t))) }
-            last = try #require(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: t + 0.5)).location)
-            #expect(last?.beaconsUsed.count == placements.count)
+            let fix = try #require(stepped.currentLocation(at: Date(timeIntervalSinceReferenceDate: t + 0.5)).location)
+            #expect(fix.beaconsUsed.count == placements.count)
+            last = fix
         }
         #expect(try #require(last).position.distance(to: p) < 0.3, "ranges: \(String(describing: last?.position))")
         // A 5 m step is not a step.

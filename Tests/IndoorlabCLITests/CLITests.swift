@@ -14,8 +14,8 @@ func indoorlab(_ args: [String], cwd: URL = root) throws -> Run {
     // Output goes to files, not pipes: a full pipe would block the child while we wait for it.
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("indoorlab-run-\(UUID().uuidString)")
     let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
-    FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
     p.standardOutput = try FileHandle(forWritingTo: outURL)
     p.standardError = try FileHandle(forWritingTo: errURL)
@@ -315,7 +315,7 @@ func temporaryDirectory() throws -> URL {
         p.executableURL = root.appendingPathComponent("scripts/app-package-check")
         p.arguments = [work.path]
         let log = work.appendingPathExtension("log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let handle = try FileHandle(forWritingTo: log)
         p.standardOutput = handle

@@ -108,7 +108,7 @@ struct GateTests {
             p.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
             p.environment = ProcessInfo.processInfo.environment.filter { $0.key != "INDOORLAB_SCENARIOS" }.merging(env) { $1 }
             let out = dir + "/out", err = dir + "/err"
-            FileManager.default.createFile(atPath: out, contents: nil); FileManager.default.createFile(atPath: err, contents: nil)
+            _ = FileManager.default.createFile(atPath: out, contents: nil); _ = FileManager.default.createFile(atPath: err, contents: nil)
             p.standardOutput = FileHandle(forWritingAtPath: out); p.standardError = FileHandle(forWritingAtPath: err)
             try p.run(); p.waitUntilExit()
             return CommandResult(status: p.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),

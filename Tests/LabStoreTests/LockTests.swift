@@ -87,7 +87,7 @@ struct LockTests {
         }
         holding.wait()
         let err = dir + "/err"
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["replay", path, "--estimators", "centroid", "--update-baseline"]
