@@ -22,6 +22,9 @@ import LabCore
 /// learned, when there were any), coasts on its prediction through scans that cannot update it, and starts again
 /// from the scan at hand when the position's σ exceeds ``Settings/lostSigma`` or the gap between scans exceeds
 /// ``MotionModel/longestGap``.
+///
+/// Under correlated shadowing the filter weighs each scan as news, so its covariance shrinks faster than its error:
+/// what it states is its covariance times ``ShadowingMemory/inflation`` (the state and P are the filter's own).
 package final class KalmanTracker {
     public struct Settings: Sendable {
         /// How the walker and the phone's offset move between scans.
@@ -44,6 +47,8 @@ package final class KalmanTracker {
         /// The fix as the filter gave it (nil: no fix), kept so the smoother can copy its other fields.
         package var fix: Fix?
         package var reason: NoFixReason?
+        /// What the fix's covariance was stated at: P's position block times this (``ShadowingMemory/inflation``).
+        package var inflation: Double
     }
 
     package static let stateCount = MotionModel.stateCount
@@ -60,6 +65,8 @@ package final class KalmanTracker {
     private var device: (mean: Double, variance: Double)?
     /// When set, every step is appended (for the smoother, ``smoothTrack(_:)``).
     private var history: [Step]?
+    /// The correlated shadowing's memory of this track (nil without ``RadioModel/correlationDistance``).
+    private var shadowing: ShadowingMemory?
 
     package init(venue: Venue, solver: any LeastSquaresSolver, settings: Settings = Settings()) {
         self.venue = venue
@@ -104,11 +111,19 @@ package final class KalmanTracker {
             startTrack()
             return start(o, ranges: ranges, dt: dt)
         }
+        if updated, var memory = shadowing, let distance = venue.radio.correlationDistance {
+            memory.update(prior: (Point(predicted[0], predicted[1]), KalmanTracker.perAxis(predictedCovariance)),
+                          posterior: (Point(s[0], s[1]), KalmanTracker.perAxis(P)), correlationDistance: distance)
+            shadowing = memory
+        }
         var used = BeaconSet()
         if updated { for b in o.beacons { used.insert(b.beacon) }; for r in ranges { used.insert(r.beacon) } }
         return record(.fix(currentFix(used: used, headings: o.headings)), dt: dt, continues: true,
                       predicted: (predicted, predictedCovariance))
     }
+
+    /// The position's variance per axis (half the trace of its block), m².
+    private static func perAxis(_ covariance: [Double]) -> Double { (covariance[0] + covariance[6]) / 2 }
 
     /// √ of the position covariance's larger eigenvalue, m.
     package var positionSigma: Double { Covariance2(xx: P[0], xy: P[1], yy: P[6]).principalAxes.major.squareRoot() }
@@ -129,6 +144,9 @@ package final class KalmanTracker {
              0, 0, 0, v, 0,
              0, 0, 0, 0, offsetVariance]
         isTracking = true
+        shadowing = venue.radio.correlationDistance == nil ? nil
+            : ShadowingMemory(start: (f.position, KalmanTracker.perAxis(P)),
+                              share: ShadowingMemory.share(sigma: venue.radio.sigma, modelError: venue.radio.modelError))
         return record(.fix(currentFix(used: f.beaconsUsed, headings: o.headings)), dt: dt, continues: false)
     }
 
@@ -183,7 +201,8 @@ package final class KalmanTracker {
 
     private func currentFix(used: BeaconSet, headings: [HeadingReading]) -> Fix {
         let p = Point(s[0], s[1])
-        let c = Covariance2(xx: P[0], xy: P[1], yy: P[6])
+        let k = shadowing?.inflation ?? 1
+        let c = Covariance2(xx: P[0] * k, xy: P[1] * k, yy: P[6] * k)
         let inView = venue.friezes.isEmpty ? nil : headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
         return Fix(position: p, uncertainty: c.drms, beaconsUsed: used, frieze: inView, offset: s[4], covariance: c,
                    velocity: Point(s[2], s[3]))
@@ -197,7 +216,8 @@ package final class KalmanTracker {
         let tracked = outcome.fix != nil
         history!.append(Step(predicted: predicted?.0 ?? s, predictedCovariance: predicted?.1 ?? P,
                              filtered: tracked ? s : [], filteredCovariance: tracked ? P : [],
-                             dt: dt, continues: continues && tracked, fix: outcome.fix, reason: reason))
+                             dt: dt, continues: continues && tracked, fix: outcome.fix, reason: reason,
+                             inflation: shadowing?.inflation ?? 1))
         return outcome
     }
 
@@ -216,7 +236,7 @@ package final class KalmanTracker {
     ///     G_k = P_k Fᵀ (P⁻_{k+1})⁻¹,   s̃_k = s_k + G_k (s̃_{k+1} − s⁻_{k+1}),   P̃_k = P_k + G_k (P̃_{k+1} − P⁻_{k+1}) G_kᵀ
     ///
     /// Steps without a fix stay without one; a fix keeps its other fields with the smoothed position, velocity, δ
-    /// and covariance.
+    /// and covariance (times the filter's ``Step/inflation`` there: the future's scans share the shadowing too).
     package static func smooth(_ steps: [Step], bounds: Rect) -> [EstimateOutcome] {
         let n = stateCount
         var out: [EstimateOutcome] = steps.map { $0.fix.map(EstimateOutcome.fix) ?? .noFix($0.reason ?? .solverFailed("no fix")) }
@@ -249,7 +269,7 @@ package final class KalmanTracker {
             state[0] = p.x; state[1] = p.y
             smoothed = state; smoothedCovariance = covariance
             if var f = here.fix {
-                let c = Covariance2(xx: covariance[0], xy: covariance[1], yy: covariance[6])
+                let c = Covariance2(xx: covariance[0] * here.inflation, xy: covariance[1] * here.inflation, yy: covariance[6] * here.inflation)
                 f.position = p; f.covariance = c; f.uncertainty = c.drms; f.offset = state[4]; f.velocity = Point(state[2], state[3])
                 out[k] = .fix(f)
             }

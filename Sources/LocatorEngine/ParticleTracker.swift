@@ -348,57 +348,6 @@ package final class ParticleTracker {
         return outcome
     }
 
-    /// What the particles' spread leaves out under correlated shadowing (``RadioModel/correlationDistance``): the
-    /// likelihood weighs each scan as news, but a walker carries its shadowing for metres (the correlation
-    /// exp(−Δ/d) between scans Δ apart; 1 while it stands), so the cloud shrinks faster than the estimate's error.
-    /// The filter is read as a scalar linear estimator (on the cloud's variance per axis, its half trace): after each scan its error is
-    /// ε_t = λ·(ε_{t−1} + w) + (1 − λ)·e_t, with λ = P_t / P⁻ the share of the cloud's variance the scan kept (P⁻
-    /// after moving, P_t after weighing; w the motion's noise, which the filter models) and e_t the scan's own error,
-    /// of variance R = P_t / (1 − λ). What is modelled as independent is not: a share ς = σ² / (σ² + σ_m²) of e_t
-    /// is the shadowing, an AR(1) process along the walk. Then, with g = Cov(ε, u) (u the shadowing's part of e in
-    /// units of √R) and a = √((1 − λ)·P_t):
-    ///
-    ///     V_t = λ²·(V_{t−1} + P⁻ − P_{t−1}) + (1 − λ)·P_t + 2·λ·ρ·a·g_{t−1}
-    ///     g_t = λ·ρ·g_{t−1} + ς·a
-    ///
-    /// and the report states the particles' covariance times V_t / P_t (at least 1). Without correlation (ρ = 0)
-    /// V_t = P_t: the cloud is the error (a little more where walls cut the cloud as it moved, P⁻ < P_{t−1}: the
-    /// motion's noise is then taken as 0, on the safe side); standing still with all of it shadowing (ρ = ς = 1) V_t stays where the
-    /// first scan left it, as it should — the same readings again say nothing new. The estimate itself is the
-    /// filter's; only what it states about its error changes (docs/tracking.md, "Correlated shadowing"). The offline
-    /// smoother (``smoothTrack(_:lag:)``) states the filter's covariance, this allowance included.
-    package struct ShadowingMemory: Sendable {
-        /// P_{t−1}: the cloud's variance per axis after the last scan, m².
-        package var nominal: Double
-        /// V_{t−1}: the estimate's error variance per axis when consecutive scans share their shadowing, m².
-        package var actual: Double
-        /// g_{t−1}: the estimate's error's covariance with the shadowing's part of the last scan's, m.
-        package var carried: Double
-        /// The cloud's mean after the last scan: how far the walker went is how far the shadowing decorrelated.
-        package var mean: Point
-        /// ς: the shadowing's share of one scan's modelled variance.
-        package let share: Double
-        /// V / P: what multiplies the particles' covariance in the report.
-        package var inflation: Double { nominal > 0 ? max(actual / nominal, 1) : 1 }
-
-        /// A track's first cloud: its error is the first scan's.
-        package init(start: (mean: Point, variance: Double), share: Double) {
-            nominal = start.variance; actual = start.variance; mean = start.mean; self.share = share
-            carried = share * start.variance.squareRoot()
-        }
-
-        /// One scan later: the cloud `prior` after moving, `posterior` after weighing; ρ between the two scans.
-        package mutating func update(prior: (mean: Point, variance: Double), posterior: (mean: Point, variance: Double), rho: Double) {
-            let lambda = prior.variance > 0 ? min(max(posterior.variance / prior.variance, 0), 1) : 1
-            let a = ((1 - lambda) * posterior.variance).squareRoot()
-            actual = lambda * lambda * (actual + max(prior.variance - nominal, 0)) + (1 - lambda) * posterior.variance
-                + 2 * lambda * rho * a * carried
-            carried = lambda * rho * carried + share * a
-            nominal = posterior.variance
-            mean = posterior.mean
-        }
-    }
-
     /// The correlated shadowing's memory of this track (nil without ``RadioModel/correlationDistance``).
     private var shadowing: ShadowingMemory?
 
@@ -407,16 +356,14 @@ package final class ParticleTracker {
     /// ``Settings/modelSigma``) whole: ``weigh(_:)`` moves the beacons' spread out of it into their learned errors'
     /// variance, which starts at the same size, and keeps the body's share until the facing is known.
     private var shadowingShare: Double {
-        let sigma2 = venue.radio.sigma * venue.radio.sigma
-        let model2 = max(settings.modelSigma * settings.modelSigma, venue.radio.modelError * venue.radio.modelError)
-        return sigma2 / (sigma2 + model2)
+        ShadowingMemory.share(sigma: venue.radio.sigma, modelError: max(settings.modelSigma, venue.radio.modelError))
     }
 
     /// The scan just weighed, after `prior` (the cloud as it moved): the shadowing's memory follows.
     private func followShadowing(prior: (mean: Point, variance: Double)) {
         guard var memory = shadowing, let distance = venue.radio.correlationDistance else { return }
         let posterior = spread()
-        memory.update(prior: prior, posterior: posterior, rho: exp(-prior.mean.distance(to: memory.mean) / distance))
+        memory.update(prior: prior, posterior: posterior, correlationDistance: distance)
         shadowing = memory
     }
 

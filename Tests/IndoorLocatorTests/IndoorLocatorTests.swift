@@ -277,7 +277,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     /// knows the scans repeat each other and its last ellipse holds the truth for most phones; told the shadowing is
     /// independent, it counts each scan as news and holds it for fewer (measured: 95% against 82%). The scans carry one
     /// sample per beacon and the model no sensitivity, so both weigh a scan's readings alike: what differs is the
-    /// allowance (`ParticleTracker.ShadowingMemory` in the engine).
+    /// allowance (`ShadowingMemory` in the engine).
     @Test func aPhoneStandingStillUnderCorrelatedShadowingKeepsAnHonestEllipse() throws {
         var state: UInt64 = 12
         func uniform() -> Double { state = state &* 6364136223846793005 &+ 1442695040888963407; return Double(state >> 11) / Double(1 << 53) }

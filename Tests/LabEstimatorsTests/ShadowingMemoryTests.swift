@@ -3,7 +3,7 @@ import Testing
 import LabCore
 import LocatorEngine
 
-/// ``ParticleTracker/ShadowingMemory``: what a filter that weighs correlated scans as independent should state.
+/// ``ShadowingMemory``: what a filter that weighs correlated scans as independent should state.
 @Suite struct ShadowingMemoryTests {
     /// A scalar Kalman filter (a random-walk state, noise Q per scan) takes each scan's error as independent, while a
     /// share ς of it is an AR(1) process with correlation ρ between consecutive scans. Fed the filter's own prior and
@@ -16,7 +16,7 @@ import LocatorEngine
             + Array(repeating: (0.4, 0.3), count: 10)
         // What the memory states (deterministic: it depends on the variances only).
         var nominal = [r], stated = [r]
-        var memory = ParticleTracker.ShadowingMemory(start: (Point(0, 0), r), share: share)
+        var memory = ShadowingMemory(start: (Point(0, 0), r), share: share)
         var p = r
         for phase in phases {
             let prior = p + phase.q
@@ -52,7 +52,7 @@ import LocatorEngine
 
     /// Without correlation (ρ = 0) the filter's variance is its error's: the inflation stays 1, whatever the scans.
     @Test func withoutCorrelationTheCloudIsTheError() {
-        var memory = ParticleTracker.ShadowingMemory(start: (Point(0, 0), 2), share: 0.9)
+        var memory = ShadowingMemory(start: (Point(0, 0), 2), share: 0.9)
         var p = 2.0
         for (q, r) in [(0.3, 1.0), (0.0, 4.0), (1.5, 0.5), (0.2, 100.0), (0.7, 2.0)] {
             let prior = p + q

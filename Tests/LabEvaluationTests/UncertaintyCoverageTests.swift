@@ -78,7 +78,7 @@ import LabScenarioIO
 
     /// Under correlated shadowing a walker carries its shadowing from scan to scan, and the filter, which weighs each
     /// scan as news, shrinks its cloud too far; the stream states the cloud's covariance times what a filter that
-    /// takes correlated scans as independent leaves out (``ParticleTracker/ShadowingMemory``). Measured with
+    /// takes correlated scans as independent leaves out (``ShadowingMemory``). Measured with
     /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 87.0%, all fixes
     /// 92.3% (before the allowance, on seeds 101–105: walks 72.0%, all fixes 85.4%). The floors sit about 3 points under; the target (93–97%) is not met on
     /// the walks of esoc-office (71%) and killian-court (86%).
