@@ -101,6 +101,17 @@ import LabScenarioIO
         #expect(all >= 0.91 && all <= 0.98, "smoother, all fixes, field, correlated: \(all)")
     }
 
+    /// The EKF (not shipped) states its covariance with the same allowance. It lifts the EKF's walks under correlated
+    /// shadowing to where they are without correlation, no further: in field conditions the EKF is overconfident
+    /// either way (docs/tracking.md, "The EKF's ellipse"). Measured with `indoorlab coverage --estimator ekf --seed 101
+    /// --seeds 2 --conditions field --correlation 3`: walks 70.0% correlated, 69.2% independent (without the allowance,
+    /// seeds 1–5: 59.1% correlated, 66.8% independent). The floor is 3 points under; nothing here is near 95%.
+    @Test func theEKFsEllipsesAllowForCorrelatedShadowing() throws {
+        let (_, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .ekf)
+        #expect(walkFixes > 1000)
+        #expect(walks >= 0.67 && walks <= 0.97, "EKF, walks, field, correlated: \(walks)")
+    }
+
     /// `estimator`'s coverage pooled over the five scenarios, field, correlated shadowing (3 m), seeds 101–102: the
     /// share of all fixes and of walk fixes inside the 95% ellipse, and how many walk fixes there were.
     static func fieldCorrelatedCoverage(of estimator: EstimatorKind) throws -> (all: Double, walks: Double, walkFixes: Int) {
