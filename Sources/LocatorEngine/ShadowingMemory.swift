@@ -22,7 +22,8 @@ import LabCore
 /// is then taken as 0, on the safe side); standing still with all of it shadowing (ρ = ς = 1) V_t stays where the
 /// first scan left it, as it should — the same readings again say nothing new. The estimate itself is the
 /// filter's; only what it states about its error changes (docs/tracking.md, "Correlated shadowing"). The offline
-/// smoothers state the filter's covariance, this allowance included.
+/// smoothers carry it too: the particle smoother states the filter's covariance with it, the EKF's smoother its
+/// smoothed covariance times the filter's inflation at the same step.
 package struct ShadowingMemory: Sendable {
     /// P_{t−1}: the filter's variance per axis after the last scan, m².
     package var nominal: Double
