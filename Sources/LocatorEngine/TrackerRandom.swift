@@ -46,28 +46,23 @@ package struct TrackerRandom: Sendable {
         return gaussianSlow(bits: bits, layer: layer, x: x)
     }
 
+    /// The draws the rectangle did not accept: the tail (base layer) or the wedge. A rejected wedge draw starts over
+    /// with a fresh 64-bit draw, exactly as a loop would (the same stream, draw for draw).
     private mutating func gaussianSlow(bits: UInt64, layer: Int, x: Double) -> Double {
-        let z = Ziggurat.shared
-        var bits = bits, layer = layer, x = x
-        while true {
-            let negative = bits & 0x100 != 0
-            if layer == 0 {
-                // The tail beyond R: x = R + e₁/R with e₁, e₂ exponential, kept when 2·e₂ > (e₁/R)².
-                while true {
-                    let a = -log(1 - uniform()) / Ziggurat.r, b = -log(1 - uniform())
-                    if 2 * b > a * a { return negative ? -(Ziggurat.r + a) : Ziggurat.r + a }
-                }
+        let negative = bits & 0x100 != 0
+        if layer == 0 {
+            // The tail beyond R: x = R + e₁/R with e₁, e₂ exponential, kept when 2·e₂ > (e₁/R)².
+            while true {
+                let a = -log(1 - uniform()) / Ziggurat.r, b = -log(1 - uniform())
+                if 2 * b > a * a { return negative ? -(Ziggurat.r + a) : Ziggurat.r + a }
             }
-            // The wedge: a height uniform between the layer's bottom and top, kept under the density.
-            if z.density(layer) + uniform() * (z.density(layer + 1) - z.density(layer)) < exp(-0.5 * x * x) {
-                return negative ? -x : x
-            }
-            bits = nextUInt64()
-            layer = Int(bits & 0xFF)
-            let u = Double(bits >> 11) * 0x1.0p-53
-            x = u * z.width(layer)
-            if u < z.inner(layer) { return bits & 0x100 == 0 ? x : -x }
         }
+        // The wedge: a height uniform between the layer's bottom and top, kept under the density.
+        let z = Ziggurat.shared
+        if z.density(layer) + uniform() * (z.density(layer + 1) - z.density(layer)) < exp(-0.5 * x * x) {
+            return negative ? -x : x
+        }
+        return gaussian()
     }
 }
 
