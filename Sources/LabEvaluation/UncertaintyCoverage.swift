@@ -24,6 +24,9 @@ public struct CoverageRow: Sendable, Codable, Hashable {
     public var walkFixes: Int
     /// Of ``inside``, those on walks.
     public var walkInside: Int
+    /// Of the walk fixes outside their ellipse (``walkFixes`` − ``walkInside``), those with a wall between the fix and
+    /// the truth: a track on the wrong side of a wall (a wrong mode) rather than a covariance a little too small.
+    public var walkMissesAcrossWall: Int
     /// Fixes without a stated ellipse (degenerate geometry).
     public var withoutEllipse: Int
     /// Median semi-major axis of the stated ellipses, metres.
@@ -36,6 +39,10 @@ public struct CoverageRow: Sendable, Codable, Hashable {
     public var coverage: Double { fixes > 0 ? Double(inside) / Double(fixes) : .nan }
     /// walkInside / walkFixes: a tracker's own ellipses (on a static point it states its first fix's).
     public var walkCoverage: Double { walkFixes > 0 ? Double(walkInside) / Double(walkFixes) : .nan }
+    /// walkMissesAcrossWall / (walkFixes − walkInside).
+    public var walkMissesAcrossWallShare: Double {
+        walkFixes > walkInside ? Double(walkMissesAcrossWall) / Double(walkFixes - walkInside) : .nan
+    }
 }
 
 public enum UncertaintyCoverage {
@@ -56,13 +63,13 @@ public enum UncertaintyCoverage {
         changed.radio.correlationDistance = correlationDistance
         let s = changed
         let tournament = Tournament(scenarios: [s], seeds: seeds, estimators: [estimator], conditions: [condition])
-        let slots = ResultSlots<(inside: Int, fixes: Int, walkInside: Int, walkFixes: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
+        let slots = ResultSlots<(inside: Int, fixes: Int, walkInside: Int, walkFixes: Int, acrossWall: Int, without: Int, axes: [Double], d2: [Double])>(count: seeds.count)
         DispatchQueue.concurrentPerform(iterations: seeds.count) { j in slots.fill(j) {
             let sim = try Simulator(scenario: s, condition: condition)
             let venue = Tournament.venue(simulator: sim, seed: seeds[j], survey: estimator.inputs.uses.contains(.survey))
             let est = estimator.make(venue: venue)
             let judge = EpochJudge(venue: venue)
-            var inside = 0, fixes = 0, walkInside = 0, walkFixes = 0, without = 0
+            var inside = 0, fixes = 0, walkInside = 0, walkFixes = 0, acrossWall = 0, without = 0
             var axes: [Double] = [], d2s: [Double] = []
             let epochs = tournament.epochs(simulator: sim, seed: seeds[j])
             for range in Tournament.passes(epochs) {
@@ -74,16 +81,20 @@ public enum UncertaintyCoverage {
                           let ellipse = c.ellipse(chiSquare: chiSquare) else { without += 1; continue }
                     fixes += 1
                     if d2 <= chiSquare { inside += 1 }
-                    if onWalk { walkFixes += 1; if d2 <= chiSquare { walkInside += 1 } }
+                    if onWalk {
+                        walkFixes += 1
+                        if d2 <= chiSquare { walkInside += 1 } else if venue.walls.crosses(from: fix.position, to: e.truth) { acrossWall += 1 }
+                    }
                     axes.append(ellipse.semiMajor); d2s.append(d2)
                 }
             }
-            return [(inside, fixes, walkInside, walkFixes, without, axes, d2s)]
+            return [(inside, fixes, walkInside, walkFixes, acrossWall, without, axes, d2s)]
         } }
         let all = try slots.values().flatMap { $0 }
         return CoverageRow(scenario: scenario.name, condition: condition, correlationDistance: correlationDistance,
                            fixes: all.reduce(0) { $0 + $1.fixes }, inside: all.reduce(0) { $0 + $1.inside },
                            walkFixes: all.reduce(0) { $0 + $1.walkFixes }, walkInside: all.reduce(0) { $0 + $1.walkInside },
+                           walkMissesAcrossWall: all.reduce(0) { $0 + $1.acrossWall },
                            withoutEllipse: all.reduce(0) { $0 + $1.without },
                            medianSemiMajor: SortedSample(all.flatMap(\.axes)).quantile(0.5),
                            neededScale: SortedSample(all.flatMap(\.d2)).quantile(level) / chiSquare)

@@ -9,7 +9,7 @@ struct Coverage: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the stated uncertainty: how often the 95% ellipse holds the truth.",
         discussion: """
-        Runs an estimator (default: offset-learning, the library's one-scan fix; particle-filter is the library's stream) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. "on walks" is the share among the fixes on walks (a tracker's own ellipses; on a static point a tracker states its first fix's). The last column is the factor the stated covariances would need for exactly 95%.
+        Runs an estimator (default: offset-learning, the library's one-scan fix; particle-filter is the library's stream) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. "on walks" is the share among the fixes on walks (a tracker's own ellipses; on a static point a tracker states its first fix's). "walk misses across a wall" is the share of the walk fixes outside their ellipse that have a wall between them and the truth: a track on the wrong side of a wall, which no scaling of a covariance mends. The last column is the factor the stated covariances would need for exactly 95%.
 
         Examples: indoorlab coverage --seeds 5 --conditions ideal,field
                   indoorlab coverage --estimator particle-filter --seeds 5
@@ -64,11 +64,12 @@ struct Coverage: ParsableCommand {
             return
         }
         print("# \(estimator[0].rawValue): share of fixes whose 95% ellipse holds the truth (seeds \(seedList.first!)–\(seedList.last!))")
-        let header = ["scenario", "condition", "shadowing", "fixes", "coverage", "on walks", "median semi-major", "scale for 95%"]
+        let header = ["scenario", "condition", "shadowing", "fixes", "coverage", "on walks", "walk misses across a wall", "median semi-major", "scale for 95%"]
         let body = rows.map { r in
             [r.scenario, r.condition.rawValue, r.correlationDistance.map { String(format: "correlated %g m", $0) } ?? "independent",
              "\(r.fixes)", String(format: "%.1f%%", 100 * r.coverage),
-             r.walkFixes > 0 ? String(format: "%.1f%%", 100 * r.walkCoverage) : "-", String(format: "%.2f m", r.medianSemiMajor), String(format: "%.2f", r.neededScale)]
+             r.walkFixes > 0 ? String(format: "%.1f%%", 100 * r.walkCoverage) : "-",
+             r.walkFixes > r.walkInside ? String(format: "%.1f%%", 100 * r.walkMissesAcrossWallShare) : "-", String(format: "%.2f m", r.medianSemiMajor), String(format: "%.2f", r.neededScale)]
         }
         let widths = header.indices.map { c in ([header] + body).map { $0[c].count }.max()! }
         for line in [header] + body {
