@@ -205,10 +205,17 @@ package final class OffsetFreeFit {
     private func bodyCorrected(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], from first: Point) -> [BeaconObservation]? {
         // `starts` is the main fit's list (built by `locate`); it is read here, not changed.
         guard let facing, !obs.isEmpty else { return nil }
-        let body = venue.body
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
         problem.offsetPrior = fallbackPrior(rssi: obs.count, heard: obs.count + ranges.count)
         let at = bestFit(starts: starts, offset: nil, beacons: obs)?.position ?? first   // the main fit's starts, untouched
+        return bodyCorrected(obs, facing: facing, at: at)
+    }
+
+    /// The readings `obs` of a phone at `at` corrected by the body's extra loss, the walker facing `facing.heading`
+    /// (degrees, σ `facing.sigma`): each beacon's chance of lying in the sector behind the walker, blurred by the
+    /// heading's σ, moves its reading by ``BodyShadowing/extraLoss(probability:)``.
+    private func bodyCorrected(_ obs: [BeaconObservation], facing: (heading: Double, sigma: Double), at: Point) -> [BeaconObservation] {
+        let body = venue.body
         let sector = body.sector(headingSigma: facing.sigma)
         let hx = sin(facing.heading * .pi / 180), hy = cos(facing.heading * .pi / 180)
         corrected.removeAll(keepingCapacity: true)   // reused: the caller's copy of the last scan's is gone by now
@@ -227,10 +234,15 @@ package final class OffsetFreeFit {
     /// track gone wrong can come back when the scan clearly says so — from the power-weighted centroid; robust when
     /// the options say. The prior keeps the problem determined whatever was heard, so one or two beacons (or none)
     /// still update it. Nil when the observation is unusable or no start converged.
-    package func update(_ observation: Observation, ranges: [MeasuredRange] = [], prior: StatePrior) -> FixProblem.Solution? {
+    ///
+    /// With `facing` (the walker's heading as the tracker knows it, degrees, and its σ) and a venue with a body, the
+    /// readings are corrected by the body's extra loss at the prediction (``bodyCorrected(_:facing:at:)``).
+    package func update(_ observation: Observation, ranges: [MeasuredRange] = [], prior: StatePrior,
+                        facing: (heading: Double, sigma: Double)? = nil) -> FixProblem.Solution? {
         guard observation.problem(beaconCount: venue.beaconCount) == nil else { return nil }
-        let obs = observation.beacons
         let predicted = Point(prior.x, prior.y)
+        var obs = observation.beacons
+        if let facing, !venue.body.isNone, !obs.isEmpty { obs = bodyCorrected(obs, facing: facing, at: predicted) }
         loadTerms(obs, ranges: ranges, headings: venue.friezes.isEmpty ? [] : observation.headings, matchingFrom: predicted)
         problem.statePrior = prior
         starts.removeAll(keepingCapacity: true)
