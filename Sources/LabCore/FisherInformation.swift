@@ -101,6 +101,9 @@ public struct Covariance2: Sendable, Hashable, Codable {
         xx.isFinite && xy.isFinite && yy.isFinite && xx >= 0 && yy >= 0 && xy * xy <= xx * yy * (1 + 1e-6) + 1e-12
     }
 
+    /// k·C: the same ellipses' shape, each axis √k times as long.
+    @inlinable public func scaled(by k: Double) -> Covariance2 { Covariance2(xx: xx * k, xy: xy * k, yy: yy * k) }
+
     /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
     @inlinable public var drms: Double { (xx + yy).squareRoot() }
 

@@ -315,13 +315,13 @@ package final class FixProblem {
         var grow = 1.0
         for j in 0..<n { grow = max(grow, (r.mahalanobisSquared(q[j]) ?? .infinity) / threshold) }
         guard grow.isFinite else { return c }
-        r = Covariance2(xx: r.xx * grow, xy: r.xy * grow, yy: r.yy * grow)
+        r = r.scaled(by: grow)
         // Never less than C (every ray reaches C's boundary, so r ⪰ C already up to rounding; this is the guard):
         // the smallest factor g with g·r − C positive semi-definite is the larger root of det(C − g·r) = 0.
         let dr = r.xx * r.yy - r.xy * r.xy, dc = c.xx * c.yy - c.xy * c.xy
         let b = r.xx * c.yy + r.yy * c.xx - 2 * r.xy * c.xy
         let g = (b + max(b * b - 4 * dr * dc, 0).squareRoot()) / (2 * dr)
-        if g > 1 { r = Covariance2(xx: r.xx * g, xy: r.xy * g, yy: r.yy * g) }
+        if g > 1 { r = r.scaled(by: g) }
         return r
     }
     /// Rays the likelihood-ratio region is searched along (``likelihoodRegion(_:covariance:threshold:within:)``):

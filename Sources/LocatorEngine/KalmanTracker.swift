@@ -131,7 +131,10 @@ package final class KalmanTracker {
     private static func perAxis(_ covariance: [Double]) -> Double { (covariance[0] + covariance[6]) / 2 }
 
     /// √ of the position covariance's larger eigenvalue, m.
-    package var positionSigma: Double { Covariance2(xx: P[0], xy: P[1], yy: P[6]).principalAxes.major.squareRoot() }
+    package var positionSigma: Double { KalmanTracker.position(P).principalAxes.major.squareRoot() }
+
+    /// The position block of a 5×5 state covariance.
+    private static func position(_ covariance: [Double]) -> Covariance2 { Covariance2(xx: covariance[0], xy: covariance[1], yy: covariance[6]) }
 
     /// Starts a track from a snapshot fix of `o`.
     private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
@@ -225,8 +228,7 @@ package final class KalmanTracker {
 
     private func currentFix(used: BeaconSet, headings: [HeadingReading]) -> Fix {
         let p = Point(s[0], s[1])
-        let k = shadowing?.inflation ?? 1
-        let c = Covariance2(xx: P[0] * k, xy: P[1] * k, yy: P[6] * k)
+        let c = KalmanTracker.position(P).scaled(by: shadowing?.inflation ?? 1)
         let inView = venue.friezes.isEmpty ? nil : headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
         return Fix(position: p, uncertainty: c.drms, beaconsUsed: used, frieze: inView, offset: s[4], covariance: c,
                    velocity: Point(s[2], s[3]))
@@ -293,7 +295,7 @@ package final class KalmanTracker {
             state[0] = p.x; state[1] = p.y
             smoothed = state; smoothedCovariance = covariance
             if var f = here.fix {
-                let c = Covariance2(xx: covariance[0] * here.inflation, xy: covariance[1] * here.inflation, yy: covariance[6] * here.inflation)
+                let c = position(covariance).scaled(by: here.inflation)
                 f.position = p; f.covariance = c; f.uncertainty = c.drms; f.offset = state[4]; f.velocity = Point(state[2], state[3])
                 out[k] = .fix(f)
             }

@@ -307,7 +307,7 @@ package final class OffsetFreeFit {
         }
         let threshold = OffsetFreeFit.chiSquare95 * scale
         let region = problem.likelihoodRegion(s, covariance: linear, threshold: threshold, within: venue.bounds)
-        var c = Covariance2(xx: region.xx * scale, xy: region.xy * scale, yy: region.yy * scale)
+        var c = region.scaled(by: scale)
         // Another minimum the data cannot rule out (within the threshold of this one's cost, e.g. the other side
         // of a wall) joins the region: C + v vᵀ/χ² holds the point at v inside its ellipse (Sherman–Morrison).
         let reported = venue.bounds.clamp(s.position)
