@@ -740,15 +740,15 @@ package final class ParticleTracker {
             let w = cloud.w[i], ex = cloud.x[i] - mx, ey = cloud.y[i] - my
             cxx += w * ex * ex; cxy += w * ex * ey; cyy += w * ey * ey
         }
-        cxx *= inflation; cxy *= inflation; cyy *= inflation
+        var c = Covariance2(xx: cxx, xy: cxy, yy: cyy).scaled(by: inflation)
         var p = Point(mx, my)
         if let r = previous, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p, in: cloud),
            share >= Self.inSightShare {
             let ex = near.x - mx, ey = near.y - my
-            cxx += ex * ex; cxy += ex * ey; cyy += ey * ey
+            c = Covariance2(xx: c.xx + ex * ex, xy: c.xy + ex * ey, yy: c.yy + ey * ey)
             p = near
         }
-        return (p, Covariance2(xx: cxx, xy: cxy, yy: cyy), Point(mvx, mvy), md)
+        return (p, c, Point(mvx, mvy), md)
     }
 
     /// The least share of the weight the particles in sight of the previous report must carry for the report to
