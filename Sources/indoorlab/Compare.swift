@@ -238,13 +238,21 @@ enum LeaderboardTable {
         return "\nreal data, cross-calibrated against the matching calibration (model fitted on the scored scans themselves; reference, not in the rule)\n" + table(rows)
     }
 
-    /// A plain-text table: text columns left-aligned, numbers right-aligned.
+    /// A plain-text table, the first row its header: text columns left-aligned, numbers right-aligned (a number, a
+    /// percentage, a number and its unit such as "2.46 m", or a dash for none); a column is text when no cell below
+    /// the header is a number. No trailing blanks.
     static func table(_ rows: [[String]]) -> String {
+        func isNumber(_ v: String) -> Bool {
+            guard v != "—", v != "-", let first = v.split(separator: " ").first else { return true }
+            return Double(first.hasSuffix("%") ? first.dropLast() : first) != nil
+        }
         let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
-        let textColumns = Set((0..<rows[0].count).filter { c in rows.dropFirst().allSatisfy { Double($0[c]) == nil && !$0[c].hasSuffix("%") && $0[c] != "—" } })
+        let textColumns = Set((0..<rows[0].count).filter { c in rows.dropFirst().allSatisfy { !isNumber($0[c]) } })
         return rows.map { r in
-            r.enumerated().map { c, v in textColumns.contains(c) ? v.padding(toLength: widths[c], withPad: " ", startingAt: 0) : v.leftPad(widths[c]) }
+            var line = r.enumerated().map { c, v in textColumns.contains(c) ? v.padding(toLength: widths[c], withPad: " ", startingAt: 0) : v.leftPad(widths[c]) }
                 .joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            return line
         }.joined(separator: "\n") + "\n"
     }
 }

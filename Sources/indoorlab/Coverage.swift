@@ -71,11 +71,7 @@ struct Coverage: ParsableCommand {
              r.walkFixes > 0 ? String(format: "%.1f%%", 100 * r.walkCoverage) : "-",
              r.walkFixes > r.walkInside ? String(format: "%.1f%%", 100 * r.walkMissesAcrossWallShare) : "-", String(format: "%.2f m", r.medianSemiMajor), String(format: "%.2f", r.neededScale)]
         }
-        let widths = header.indices.map { c in ([header] + body).map { $0[c].count }.max()! }
-        for line in [header] + body {
-            print(line.indices.map { c in c < 3 ? line[c].padding(toLength: widths[c], withPad: " ", startingAt: 0)
-                                             : String(repeating: " ", count: widths[c] - line[c].count) + line[c] }.joined(separator: "  "))
-        }
+        print(LeaderboardTable.table([header] + body), terminator: "")
         for c in conditions {
             for d in correlations {
                 let cell = rows.filter { $0.condition == c && $0.correlationDistance == d }
