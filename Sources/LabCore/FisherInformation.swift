@@ -104,6 +104,12 @@ public struct Covariance2: Sendable, Hashable, Codable {
     /// k·C: the same ellipses' shape, each axis √k times as long.
     @inlinable public func scaled(by k: Double) -> Covariance2 { Covariance2(xx: xx * k, xy: xy * k, yy: yy * k) }
 
+    /// C + v vᵀ/d: the ellipses stretched along v to take in an offset v from the centre (d = 1: a shift's own
+    /// spread added; d = χ²: v brought onto the ellipse of that level).
+    @inlinable public func adding(outer v: Point, over d: Double = 1) -> Covariance2 {
+        Covariance2(xx: xx + v.x * v.x / d, xy: xy + v.x * v.y / d, yy: yy + v.y * v.y / d)
+    }
+
     /// DRMS = √(trace C), metres: the uncertainty radius every estimator reports.
     @inlinable public var drms: Double { (xx + yy).squareRoot() }
 

@@ -313,8 +313,7 @@ package final class OffsetFreeFit {
         let reported = venue.bounds.clamp(s.position)
         for r in rivals where r.cost - s.cost < threshold {
             let v = venue.bounds.clamp(r.position) - reported
-            c = Covariance2(xx: c.xx + v.x * v.x / OffsetFreeFit.chiSquare95, xy: c.xy + v.x * v.y / OffsetFreeFit.chiSquare95,
-                            yy: c.yy + v.y * v.y / OffsetFreeFit.chiSquare95)
+            c = c.adding(outer: v, over: OffsetFreeFit.chiSquare95)
         }
         return c
     }

@@ -744,8 +744,7 @@ package final class ParticleTracker {
         var p = Point(mx, my)
         if let r = previous, floorplan.crosses(r.x, r.y, mx, my), let (near, share) = nearestInSight(of: r, to: p, in: cloud),
            share >= Self.inSightShare {
-            let ex = near.x - mx, ey = near.y - my
-            c = Covariance2(xx: c.xx + ex * ex, xy: c.xy + ex * ey, yy: c.yy + ey * ey)
+            c = c.adding(outer: near - p)
             p = near
         }
         return (p, c, Point(mvx, mvy), md)
