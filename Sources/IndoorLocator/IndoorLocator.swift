@@ -55,13 +55,16 @@ public final class IndoorLocator: @unchecked Sendable {
     /// iBeacon identities packed into integers: comparing them is much cheaper than hashing a UUID.
     private let packed: [PackedIBeacon?]
     private let lock = NSLock()
-    // Per-beacon accumulators reused by every fix (the lock guards them).
-    private var sums: [Double]
-    private var counts: [Int]
-    private var rangeInformation: [Double]
-    private var rangeWeightedSums: [Double]
-    private var observed: [BeaconObservation] = []
-    private var ranged: [MeasuredRange] = []
+    /// Per-beacon accumulators reused by every fix (the lock guards them).
+    private struct Workspace {
+        var sums: [Double] = [], counts: [Int] = []
+        var rangeInformation: [Double] = [], rangeWeightedSums: [Double] = []
+        var observed: [BeaconObservation] = [], ranged: [MeasuredRange] = []
+    }
+    /// Taken out of the locator while a fix fills it (``locateLocked(_:ranges:headings:steps:at:tracked:windowTime:)``),
+    /// so that its loops work on a local: each access to a class's stored array is a dynamic exclusivity check, which
+    /// cost a tenth of a fix's time.
+    private var workspace = Workspace()
     private var stream: [LocatorInput] = []
     private var newest = -Double.infinity
     /// Whether the stream has had a step since the phone took over: then a scan window without steps means standing.
@@ -140,12 +143,12 @@ public final class IndoorLocator: @unchecked Sendable {
         self.rooms = rooms
         self.index = index
         packed = beacons.map { PackedIBeacon($0.identity) }
-        sums = [Double](repeating: 0, count: beacons.count)
-        counts = [Int](repeating: 0, count: beacons.count)
-        rangeInformation = sums
-        rangeWeightedSums = sums
-        observed.reserveCapacity(beacons.count)
-        ranged.reserveCapacity(beacons.count)
+        workspace.sums = [Double](repeating: 0, count: beacons.count)
+        workspace.counts = [Int](repeating: 0, count: beacons.count)
+        workspace.rangeInformation = workspace.sums
+        workspace.rangeWeightedSums = workspace.sums
+        workspace.observed.reserveCapacity(beacons.count)
+        workspace.ranged.reserveCapacity(beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
                                sensitivity: pathLoss.sensitivity ?? -.infinity, advertisingInterval: pathLoss.advertisingInterval,
                                scanWindow: pathLoss.scanWindow, packetLoss: pathLoss.packetLoss,
@@ -355,39 +358,42 @@ public final class IndoorLocator: @unchecked Sendable {
 
     private func locateLocked(_ samples: [RSSISample], ranges: [RangeSample], headings: [CompassHeading], steps: [StepSample] = [],
                               at time: Date?, tracked: Bool, windowTime: Double = 0) -> LocationOutcome {
+        var w = Workspace()
+        swap(&w, &workspace)
+        defer { swap(&w, &workspace) }
         var ignored = IgnoredSamples()
         var newestUsed = -Double.infinity
         // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
-        for i in sums.indices { sums[i] = 0; counts[i] = 0 }
+        for i in w.sums.indices { w.sums[i] = 0; w.counts[i] = 0 }
         for s in samples {
             guard let i = beaconIndex(s.beacon) else { ignored.unknownBeacon += 1; continue }
             guard s.rssi.isFinite else { ignored.notFinite += 1; continue }
             if s.rssi == 0 { ignored.rssiUnknown += 1; continue }
             if s.rssi > 0 { ignored.rssiPositive += 1; continue }
-            sums[i] += s.rssi
-            counts[i] += 1
+            w.sums[i] += s.rssi
+            w.counts[i] += 1
             newestUsed = max(newestUsed, s.timestamp.timeIntervalSinceReferenceDate)
         }
-        observed.removeAll(keepingCapacity: true)
-        for i in sums.indices where counts[i] > 0 {
-            observed.append(BeaconObservation(beacon: i, rssi: sums[i] / Double(counts[i]), count: counts[i]))
+        w.observed.removeAll(keepingCapacity: true)
+        for i in w.sums.indices where w.counts[i] > 0 {
+            w.observed.append(BeaconObservation(beacon: i, rssi: w.sums[i] / Double(w.counts[i]), count: w.counts[i]))
         }
         // Ranges per beacon, combined by inverse variance.
-        ranged.removeAll(keepingCapacity: true)
+        w.ranged.removeAll(keepingCapacity: true)
         if !ranges.isEmpty {
-            for i in rangeInformation.indices { rangeInformation[i] = 0; rangeWeightedSums[i] = 0 }
+            for i in w.rangeInformation.indices { w.rangeInformation[i] = 0; w.rangeWeightedSums[i] = 0 }
             for r in ranges {
                 guard let i = beaconIndex(r.beacon) else { ignored.unknownBeacon += 1; continue }
                 guard r.distance.isFinite, r.sigma.isFinite else { ignored.notFinite += 1; continue }
                 guard r.distance >= 0, r.sigma > 0 else { ignored.invalidRange += 1; continue }
-                let w = 1 / (r.sigma * r.sigma)
-                rangeInformation[i] += w
-                rangeWeightedSums[i] += w * r.distance
+                let weight = 1 / (r.sigma * r.sigma)
+                w.rangeInformation[i] += weight
+                w.rangeWeightedSums[i] += weight * r.distance
                 newestUsed = max(newestUsed, r.timestamp.timeIntervalSinceReferenceDate)
             }
-            for i in rangeInformation.indices where rangeInformation[i] > 0 {
-                ranged.append(MeasuredRange(beacon: i, distance: rangeWeightedSums[i] / rangeInformation[i],
-                                            sigma: 1 / rangeInformation[i].squareRoot()))
+            for i in w.rangeInformation.indices where w.rangeInformation[i] > 0 {
+                w.ranged.append(MeasuredRange(beacon: i, distance: w.rangeWeightedSums[i] / w.rangeInformation[i],
+                                            sigma: 1 / w.rangeInformation[i].squareRoot()))
             }
         }
         var hs: [HeadingReading] = []
@@ -409,7 +415,7 @@ public final class IndoorLocator: @unchecked Sendable {
             walked.append(step)
             newestUsed = max(newestUsed, step.t)
         }
-        guard !observed.isEmpty || !ranged.isEmpty || !hs.isEmpty || (tracked && !walked.isEmpty) else {
+        guard !w.observed.isEmpty || !w.ranged.isEmpty || !hs.isEmpty || (tracked && !walked.isEmpty) else {
             if tracked { windowsUsed += 1 }   // its steps, if any, were all invalid and are counted
             return .unavailable(.noMeasurements, ignored: ignored)
         }
@@ -418,20 +424,20 @@ public final class IndoorLocator: @unchecked Sendable {
         }
         if !walked.isEmpty { hasStepDetector = true }
         if tracked { windowsUsed += 1 }
-        let observation = Observation(beacons: observed, headings: hs, t: tracked ? windowTime : nil,
+        let observation = Observation(beacons: w.observed, headings: hs, t: tracked ? windowTime : nil,
                                       steps: tracked && hasStepDetector ? walked.sorted { $0.t < $1.t } : nil)
-        let snapshot = engine.locate(observation, ranges: ranged)
-        let outcome = tracked ? tracker.step(observation, ranges: ranged) : snapshot
+        let snapshot = engine.locate(observation, ranges: w.ranged)
+        let outcome = tracked ? tracker.step(observation, ranges: w.ranged) : snapshot
         switch outcome {
-        case .noFix(let reason): return .unavailable(LocationUnavailable(reason, heard: observed.count + ranged.count), ignored: ignored)
+        case .noFix(let reason): return .unavailable(LocationUnavailable(reason, heard: w.observed.count + w.ranged.count), ignored: ignored)
         case .fix(let f):
             let p = Position(x: f.position.x, y: f.position.y)
             var location = Location(position: p, timestamp: time ?? Date(timeIntervalSinceReferenceDate: newestUsed),
                                     room: venue.roomIndex(at: f.position).map { venue.rooms[$0].name },
                                     friezeInView: f.frieze.map { venue.landmarks[$0].name },
                                     uncertainty: f.covariance.flatMap(UncertaintyEllipse.init(covariance:)),
-                                    deviceOffset: observed.isEmpty ? nil : tracked ? tracker.offset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) } : learnedOffset,
-                                    beaconsUsed: beaconsUsed(f.beaconsUsed), ignored: ignored)
+                                    deviceOffset: w.observed.isEmpty ? nil : tracked ? tracker.offset.map { DeviceOffset(decibels: $0.mean, sigma: $0.sigma) } : learnedOffset,
+                                    beaconsUsed: beaconsUsed(f.beaconsUsed, heard: w.observed, ranged: w.ranged), ignored: ignored)
             if tracked {
                 location.velocity = f.velocity.map { Position(x: $0.x, y: $0.y) }
                 location.snapshot = snapshot.fix.map { Position(x: $0.position.x, y: $0.position.y) }
@@ -443,7 +449,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     /// The identities behind a fix's beacon set; beyond 128 beacons the set keeps only a count, so then every
     /// beacon heard or ranged in the scan is listed (the shipped estimator uses all of them).
-    private func beaconsUsed(_ set: BeaconSet) -> [BeaconIdentity] {
+    private func beaconsUsed(_ set: BeaconSet, heard observed: [BeaconObservation], ranged: [MeasuredRange]) -> [BeaconIdentity] {
         let listed = Array(set)
         if listed.count == set.count { return listed.map { beacons[$0].identity } }
         return Array(Set(observed.map(\.beacon) + ranged.map(\.beacon))).sorted().map { beacons[$0].identity }
