@@ -132,6 +132,13 @@ public struct Covariance2: Sendable, Hashable, Codable {
         return ((k2 * large).squareRoot(), (k2 * small).squareRoot(), u)
     }
 
+    /// The lower Cholesky factor L of C (C = L·Lᵀ) as (l00, l10, l11): L·(z₀, z₁) of two standard normal draws has
+    /// covariance C. l11² is at least `floor`, so a singular C still gives a factor; l10 is 0 when xx is.
+    public func choleskyFactor(floor: Double = 0) -> (l00: Double, l10: Double, l11: Double) {
+        let l00 = max(xx, 0).squareRoot(), l10 = l00 > 0 ? xy / l00 : 0
+        return (l00, l10, max(yy - l10 * l10, floor).squareRoot())
+    }
+
     /// eᵀ C⁻¹ e, the squared Mahalanobis distance of the offset `e`; nil when C is not positive definite.
     public func mahalanobisSquared(_ e: Point) -> Double? {
         let det = xx * yy - xy * xy

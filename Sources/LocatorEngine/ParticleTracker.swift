@@ -23,7 +23,8 @@ import LabCore
 ///   means truncated at the sensitivity, heard and missed beacons, each beacon's P0 error learned, and the facing
 ///   kept while the walker stands (``weigh(_:)``);
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
-///   size 1/Σw² falls below half the particles.
+///   size 1/Σw² falls below half the particles, then **regularised** (``Settings/regularised``): each particle
+///   moved by a Gaussian kernel of h² times the resampled cloud's covariance.
 ///
 /// A track starts from a snapshot fix, which is its first report (stating the fit's honest region): particles drawn
 /// around it (the fit's linearised covariance, widened)
@@ -61,6 +62,13 @@ package final class ParticleTracker {
         package var facingFromVelocity = true
         /// The least speed of the cloud's mean velocity at which the velocities set the facing, m/s.
         package var facingSpeed = 0.4
+        /// The regularised filter (Musso, Oudjane & Le Gland 2001): after each resampling every particle's position,
+        /// δ and compass bias move by a Gaussian kernel of covariance h² times the resampled cloud's, h from
+        /// Silverman's rule (``bandwidth(particles:)``); a jittered position that leaves the floor or crosses a wall
+        /// stays where it was. Resampling copies the particles that weighed most, and without fresh spread a cloud
+        /// that has resampled again and again is a few copies, narrower than its error (docs/tracking.md, "The
+        /// regularised filter"). Off: the plain bootstrap filter.
+        package var regularised = true
         package init() {}
     }
 
@@ -227,7 +235,10 @@ package final class ParticleTracker {
             // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
             history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: fresh, hadReport: hadReport))
         }
-        if resampleIfNeeded(), recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
+        if resampleIfNeeded() {
+            if recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
+            if settings.regularised { regularise(bandwidth: ParticleTracker.bandwidth(particles: n)) }
+        }
         return outcome
     }
 
@@ -321,7 +332,7 @@ package final class ParticleTracker {
         // away. (The fix a new track reports states the fit's honest region, the likelihood-ratio region scaled by the
         // learned residual scale; drawing from that region instead measured no better: docs/tracking.md.)
         let widened = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1)
-        let l00 = widened.xx.squareRoot(), l10 = widened.xy / l00, l11 = max(widened.yy - l10 * l10, 1e-6).squareRoot()
+        let (l00, l10, l11) = widened.choleskyFactor(floor: 1e-6)
         let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
         let p = venue.bounds.clamp(f.position)
         for i in 0..<n {
@@ -767,6 +778,38 @@ package final class ParticleTracker {
             if d < bestDistance { best = Point(cloud.x[i], cloud.y[i]); bestDistance = d }
         }
         return best.map { ($0, share) }
+    }
+
+    /// The kernel's bandwidth for `particles` equally weighted particles: Silverman's rule for a Gaussian kernel in the
+    /// d = 4 dimensions jittered (x, y, δ, compass bias), h = (4 / (N·(d + 2)))^(1/(d + 4)); 0.443 for 1,000.
+    package static func bandwidth(particles: Int) -> Double {
+        let d = 4.0
+        return pow(4 / (Double(max(particles, 1)) * (d + 2)), 1 / (d + 4))
+    }
+
+    /// Jitters the resampled cloud (equal weights) by h² times its own covariance: positions jointly (a move off the
+    /// floor or through a wall is not made), δ and, once drawn, the compass bias each by its own spread.
+    private func regularise(bandwidth h: Double) {
+        var mx = 0.0, my = 0.0, md = 0.0, mb = 0.0
+        for i in 0..<n { mx += px[i]; my += py[i]; md += pd[i]; mb += pb[i] }
+        let k = 1 / Double(n)
+        mx *= k; my *= k; md *= k; mb *= k
+        var cxx = 0.0, cxy = 0.0, cyy = 0.0, vd = 0.0, vb = 0.0
+        for i in 0..<n {
+            let dx = px[i] - mx, dy = py[i] - my, dd = pd[i] - md, db = pb[i] - mb
+            cxx += dx * dx; cxy += dx * dy; cyy += dy * dy; vd += dd * dd; vb += db * db
+        }
+        let (l00, l10, l11) = Covariance2(xx: cxx * k, xy: cxy * k, yy: cyy * k).choleskyFactor()
+        let sd = h * (vd * k).squareRoot(), sb = h * (vb * k).squareRoot()
+        var rng = self.rng
+        defer { self.rng = rng }
+        for i in 0..<n {
+            let z0 = rng.gaussian(), z1 = rng.gaussian()
+            let x = px[i] + h * l00 * z0, y = py[i] + h * (l10 * z0 + l11 * z1)
+            if floorplan.isWalkable(x, y) && !floorplan.crosses(px[i], py[i], x, y) { px[i] = x; py[i] = y }
+            pd[i] += sd * rng.gaussian()
+            if biasDrawn { pb[i] += sb * rng.gaussian() }
+        }
     }
 
     /// Systematic resampling when the effective sample size is below half the particles; whether it resampled.

@@ -102,6 +102,17 @@ import Testing
         r.correlationDistance = 5
         #expect(abs(r.expectedIndependentReadings(meanRSSI: -40) - 1) < 1e-9, "one shadowing draw per window")
     }
+
+    /// L·Lᵀ gives back C; a singular C still gives a factor, its l11 at the floor.
+    @Test func choleskyFactorRebuildsTheCovariance() {
+        let c = Covariance2(xx: 4, xy: -1.2, yy: 2.5)
+        let (l00, l10, l11) = c.choleskyFactor()
+        #expect(abs(l00 * l00 - c.xx) < 1e-12 && abs(l00 * l10 - c.xy) < 1e-12 && abs(l10 * l10 + l11 * l11 - c.yy) < 1e-12)
+        let singular = Covariance2(xx: 1, xy: 2, yy: 4).choleskyFactor(floor: 1e-6)
+        #expect(abs(singular.l11 - 1e-3) < 1e-12 && singular.l10 == 2)
+        let zero = Covariance2(xx: 0, xy: 0, yy: 0).choleskyFactor()
+        #expect(zero.l00 == 0 && zero.l10 == 0 && zero.l11 == 0)
+    }
 }
 
 @Suite struct LabJSONTests {

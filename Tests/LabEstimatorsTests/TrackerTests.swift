@@ -511,12 +511,44 @@ import LocatorEngine
         #expect(ratio > 0.8 && ratio < 1.25, "the cloud's speed is \(ratio)× the walker's")
     }
 
+    /// The regularised filter (``ParticleTracker/Settings/regularised``) jitters the resampled cloud by a kernel of h²
+    /// times its own covariance (Silverman's h, 0.443 for 1,000 particles), so a cloud resampled again and again is not
+    /// a few copies narrower than its error. On field walks with the phone's steps its stated 95% ellipses hold the
+    /// truth more often than the bootstrap filter's, and its fixes are no worse. Measured with `indoorlab coverage
+    /// --estimator particle-filter --seeds 5` (field, independent, walks): museum-gallery 88.3% → 97.4%, esoc-office
+    /// 81.6% → 90.2%; `indoorlab compare --seeds 10`, field walk P75 0.63 → 0.56 m and 0.55 → 0.55 m.
+    @Test(arguments: ["museum-gallery", "esoc-office"])
+    func theRegularisedFilterStatesHonesterEllipsesOnFieldWalks(name: String) throws {
+        let scenario = try BundledScenarios.load(name)
+        let fixes = try fieldWalkFixes(scenario, seeds: 1...3, variants: [true, false]) { settings, regularised in
+            settings.regularised = regularised
+        } check: { _ in }
+        let threshold = Covariance2.chiSquare2(0.95)
+        func coverage(_ f: [(fix: Fix, truth: Point)]) -> Double {
+            Double(f.filter { ($0.fix.covariance?.mahalanobisSquared($0.truth - $0.fix.position) ?? .infinity) <= threshold }.count) / Double(f.count)
+        }
+        let regularised = fixes[0], bootstrap = fixes[1]
+        #expect(regularised.count > 300 && bootstrap.count > 300)
+        #expect(coverage(regularised) > coverage(bootstrap) + 0.03,
+                "\(name): the regularised filter's ellipses hold the truth in \(coverage(regularised)), the bootstrap's in \(coverage(bootstrap))")
+        let e = regularised.map { $0.fix.position.distance(to: $0.truth) }, b = bootstrap.map { $0.fix.position.distance(to: $0.truth) }
+        #expect(p75(e) < 1.1 * p75(b), "\(name): P75 \(p75(e)) m regularised, \(p75(b)) m bootstrap")
+    }
+
     /// The particle filter's errors on `scenario`'s field walks over `seeds`, one list per variant of its settings
     /// (`configure` sets each); `check` sees each seed's venue, `epochs` each seed's walk epochs.
     func fieldWalkErrors<V>(_ scenario: Scenario, seeds: ClosedRange<UInt64>, variants: [V],
                             configure: (inout ParticleTracker.Settings, V) -> Void, check: (Venue) -> Void,
                             epochs inspect: ([Epoch]) -> Void = { _ in }) throws -> [[Double]] {
-        var errors = [[Double]](repeating: [], count: variants.count)
+        try fieldWalkFixes(scenario, seeds: seeds, variants: variants, configure: configure, check: check, epochs: inspect)
+            .map { $0.map { $0.fix.position.distance(to: $0.truth) } }
+    }
+
+    /// The particle filter's fixes on `scenario`'s field walks with their truths, as ``fieldWalkErrors``.
+    func fieldWalkFixes<V>(_ scenario: Scenario, seeds: ClosedRange<UInt64>, variants: [V],
+                           configure: (inout ParticleTracker.Settings, V) -> Void, check: (Venue) -> Void,
+                           epochs inspect: ([Epoch]) -> Void = { _ in }) throws -> [[(fix: Fix, truth: Point)]] {
+        var fixes = [[(fix: Fix, truth: Point)]](repeating: [], count: variants.count)
         for seed in seeds {
             let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
                 .filter { $0.walk != nil }
@@ -532,11 +564,11 @@ import LocatorEngine
                     if e.walk != walk { tracker.startDevice(); walk = e.walk }
                     let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
                     guard let fix = tracker.step(o).fix else { continue }
-                    errors[k].append(fix.position.distance(to: e.truth))
+                    fixes[k].append((fix, e.truth))
                 }
             }
         }
-        return errors
+        return fixes
     }
 
     func rms(_ e: [Double]) -> Double { (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }

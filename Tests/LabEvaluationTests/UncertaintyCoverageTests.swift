@@ -54,17 +54,19 @@ import LabScenarioIO
     /// covariances scaled by 0.95 / 1.21 / 0.90 for exactly 95% (neither overconfident nor timid by much).
     /// killian-court's walks held 57% on seeds 101–105 before the particles faced along the cloud's velocity
     /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``), and hold 83% on them now (95.6% on
-    /// 101–102, 94% on 1–5): some of its walks are still lost for a stretch. The floors sit about 3 points under.
-    /// Not held here because not met (README, "Honest uncertainty"): the field walks with steps, where the cloud is
-    /// overconfident, and killian-court's on every seed; walks under correlated shadowing are held below.
+    /// 101–102, 94% on 1–5): some of its walks are still lost for a stretch. The field walks with steps (museum-gallery
+    /// and esoc-office) held 82–88% on seeds 1–5 until the regularised filter jittered the resampled cloud
+    /// (``ParticleTracker/Settings/regularised``); now 93.7% pooled on seeds 101–102 (97.0% / 88.8%: esoc-office's
+    /// need a scale of 2.1, so that row is not held to the 0.5–2 band). The floors sit about 3 points under.
+    /// Walks under correlated shadowing are held below.
     @Test func theTrackersEllipsesHoldTheTruthWhereMeasured() throws {
-        func pooled(_ names: [String], walks: Bool) throws -> Double {
+        func pooled(_ names: [String], walks: Bool, checkScale: Bool = true) throws -> Double {
             var inside = 0, fixes = 0
             for name in names {
                 let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
                 let row = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: nil, seeds: [101, 102],
                                                           estimator: .particleFilter)
-                if walks { #expect(row.neededScale > 0.5 && row.neededScale < 2, "\(name): scale for 95% \(row.neededScale)") }
+                if walks && checkScale { #expect(row.neededScale > 0.5 && row.neededScale < 2, "\(name): scale for 95% \(row.neededScale)") }
                 inside += walks ? row.walkInside : row.inside - row.walkInside
                 fixes += walks ? row.walkFixes : row.fixes - row.walkFixes
             }
@@ -74,31 +76,33 @@ import LabScenarioIO
         let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home", "killian-court"], walks: true)
         #expect(first >= 0.89 && first <= 0.97, "a new track's first fix: \(first)")
         #expect(walking >= 0.93 && walking <= 0.99, "walks without steps: \(walking)")
+        let stepping = try pooled(["museum-gallery", "esoc-office"], walks: true, checkScale: false)
+        #expect(stepping >= 0.90 && stepping <= 0.98, "walks with steps: \(stepping)")
     }
 
     /// Under correlated shadowing a walker carries its shadowing from scan to scan, and the filter, which weighs each
     /// scan as news, shrinks its cloud too far; the stream states the cloud's covariance times what a filter that
     /// takes correlated scans as independent leaves out (``ShadowingMemory``). Measured with
-    /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 87.0%, all fixes
-    /// 92.3% (before the allowance, on seeds 101–105: walks 72.0%, all fixes 85.4%). The floors sit about 3 points under; the target (93–97%) is not met on
-    /// the walks of esoc-office (71%) and killian-court (86%).
+    /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 93.3%, all fixes
+    /// 95.2% (before the allowance, on seeds 101–105: walks 72.0%, all fixes 85.4%; with the allowance and before the
+    /// regularised filter, seeds 101–102: 87.0% and 92.3%). The floors sit about 3 points under.
     @Test func theTrackersEllipsesAllowForCorrelatedShadowing() throws {
         let (all, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .particleFilter)
         #expect(walkFixes > 1000)
-        #expect(walks >= 0.84 && walks <= 0.97, "walks, field, correlated: \(walks)")
-        #expect(all >= 0.89 && all <= 0.97, "all fixes, field, correlated: \(all)")
+        #expect(walks >= 0.90 && walks <= 0.97, "walks, field, correlated: \(walks)")
+        #expect(all >= 0.92 && all <= 0.98, "all fixes, field, correlated: \(all)")
     }
 
     /// The offline particle smoother states the filter's covariance at each step: its own smoothed cloud collapses
     /// onto a few lineages within the lag. Measured with `indoorlab coverage --estimator particle-smoother --seed 101
-    /// --seeds 2 --conditions field --correlation 3`: walks 91.2%, all fixes 94.3% (with the smoothed cloud's own
-    /// covariance, seeds 101–105: walks 56.0%, all fixes 78.2%). Floors about 3 points under; the filter's covariance
+    /// --seeds 2 --conditions field --correlation 3`: walks 95.2%, all fixes 96.1% (91.2% and 94.3% before the
+    /// regularised filter; with the smoothed cloud's own covariance, seeds 101–105: walks 56.0%, all fixes 78.2%). Floors about 3 points under; the filter's covariance
     /// is on the safe side of the smoother's error, so the ceiling is looser than the filter's.
     @Test func theSmoothersEllipsesAreTheFiltersAndHoldTheTruth() throws {
         let (all, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .particleSmoother)
         #expect(walkFixes > 1000)
-        #expect(walks >= 0.88 && walks <= 0.98, "smoother, walks, field, correlated: \(walks)")
-        #expect(all >= 0.91 && all <= 0.98, "smoother, all fixes, field, correlated: \(all)")
+        #expect(walks >= 0.92 && walks <= 0.98, "smoother, walks, field, correlated: \(walks)")
+        #expect(all >= 0.93 && all <= 0.98, "smoother, all fixes, field, correlated: \(all)")
     }
 
     /// The EKF (not shipped) states its covariance with the same allowance. Measured with `indoorlab coverage
