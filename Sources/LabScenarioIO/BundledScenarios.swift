@@ -15,12 +15,13 @@ public enum BundledScenarios {
         // .build/<config>/indoorlab → package root
         let exe = URL(fileURLWithPath: executablePath()).resolvingSymlinksInPath()
         var dir = exe.deletingLastPathComponent()
-        dirs.append(dir.deletingLastPathComponent().path + "/share/indoorlab/Scenarios")
+        dirs.append(dir.deletingLastPathComponent().appendingPathComponent("share/indoorlab/Scenarios").path)
         for _ in 0..<4 {
             dir = dir.deletingLastPathComponent()
-            dirs.append(dir.path + "/Scenarios")
+            dirs.append(dir.appendingPathComponent("Scenarios").path)
         }
-        return dirs
+        var seen = Set<String>()
+        return dirs.filter { seen.insert($0).inserted }   // the root is its own parent
     }
 
     /// Every bundled scenario file, sorted by name (from the first directory that has any).
@@ -57,9 +58,15 @@ public enum BundledScenarios {
         let path = resolve(nameOrPath)
         if !isPath(nameOrPath) && !FileManager.default.fileExists(atPath: path) {
             let names = names()
+            guard !names.isEmpty else { throw InputError(file: nameOrPath, "no such scenario file, and \(noneFound)") }
             throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(didYouMean(nameOrPath, among: names)); bundled: \(names.joined(separator: ", "))")
         }
         return try ScenarioLoader.load(path: path)
+    }
+
+    /// Why there is no bundled scenario at all, and what to do: for an error message.
+    public static var noneFound: String {
+        "no bundled scenarios were found (looked in \(directories().joined(separator: ", "))); give a scenario file's path, or set INDOORLAB_SCENARIOS to a folder of scenarios"
     }
 
     /// The running binary: /proc/self/exe (right however it was started, through PATH too), else argv[0].

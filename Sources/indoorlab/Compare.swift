@@ -74,7 +74,7 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
-        guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
+        guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
         let directories = try reportingInputErrors { try OutputDirectories([("--out", out), ("--plots", plots)]) }
         var succeeded = false

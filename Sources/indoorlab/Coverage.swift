@@ -45,7 +45,7 @@ struct Coverage: ParsableCommand {
 
     func run() throws {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
-        guard !paths.isEmpty else { throw ValidationError("no scenarios given and none found in ./Scenarios") }
+        guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }
         let correlations: [Double?] = [nil, correlation]

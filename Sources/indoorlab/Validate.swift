@@ -24,12 +24,14 @@ struct Validate: ParsableCommand {
         for f in files {
             let path = BundledScenarios.resolve(f)
             do {
-                let s = try ScenarioLoader.load(path: path)
+                let s = try BundledScenarios.load(f)   // a bare name that is no bundled scenario says where it looked
                 let summary = "\(s.name): \(s.beacons.count) beacons, \(s.rooms.count) rooms, \(s.walls.count) walls, "
                     + "\(s.landmarks.count) landmarks, \(s.checkpoints.count) checkpoints, \(s.walks.count) walks"
                 results.append(FileResult(file: path, valid: true, errors: [], summary: summary))
             } catch let e as InputErrors {
                 results.append(FileResult(file: path, valid: false, errors: e.errors, summary: nil))
+            } catch let e as InputError {
+                results.append(FileResult(file: path, valid: false, errors: [e], summary: nil))
             }
         }
         if json {

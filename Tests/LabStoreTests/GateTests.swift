@@ -101,9 +101,9 @@ struct GateTests {
         let installed = dir + "/prefix/bin/indoorlab"
         let elsewhere = dir + "/work"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        func run(_ args: [String], env: [String: String] = [:]) throws -> CommandResult {
+        func run(_ args: [String], env: [String: String] = [:], executable: String? = nil) throws -> CommandResult {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: installed)
+            p.executableURL = URL(fileURLWithPath: executable ?? installed)
             p.arguments = args
             p.currentDirectoryURL = URL(fileURLWithPath: elsewhere)
             p.environment = ProcessInfo.processInfo.environment.filter { $0.key != "INDOORLAB_SCENARIOS" }.merging(env) { $1 }
@@ -123,6 +123,15 @@ struct GateTests {
             .write(toFile: own + "/my-hall.yaml", atomically: true, encoding: .utf8)
         let mine = try run(["validate", "my-hall"], env: ["INDOORLAB_SCENARIOS": own])
         #expect(mine.status == 0 && mine.stdout.contains("my-hall"), "\(mine.stdout)\(mine.stderr)")
+        // A copy of the binary with no scenarios anywhere near it says where it looked, not an empty list.
+        let lone = dir + "/lone"
+        try FileManager.default.createDirectory(atPath: lone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: installed, toPath: lone + "/indoorlab")
+        for args in [["validate", "open-hall"], ["compare", "--seeds", "1"]] {
+            let missing = try run(args, executable: lone + "/indoorlab")
+            #expect(missing.status != 0 && missing.stderr.contains("no bundled scenarios were found (looked in \(elsewhere)/Scenarios, ")
+                    && missing.stderr.contains("set INDOORLAB_SCENARIOS"), "\(args): \(missing.stderr)")
+        }
         let version = try run(["--version"])
         #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(version.stdout)")
     }
