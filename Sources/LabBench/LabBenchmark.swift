@@ -152,6 +152,7 @@ enum BenchEstimators {
     /// Wall time of the whole tournament on the bundled scenarios, on all cores.
     static func tournament() throws -> BenchFigure {
         let scenarios = try BundledScenarios.paths().map { try BundledScenarios.load($0) }
+        guard !scenarios.isEmpty else { throw InputError(file: "bench", BundledScenarios.noneFound) }
         let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
         let start = DispatchTime.now().uptimeNanoseconds
         let results = try t.run()

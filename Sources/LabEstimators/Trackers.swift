@@ -35,10 +35,11 @@ extension EstimatorKind {
 
 /// ``ParticleTracker``: particles on the floorplan (walls block them, doors let them through) weighed by each
 /// scan's likelihood with the walls' losses, the phone's offset in every particle; 1,000 particles, systematic
-/// resampling regularised by a Gaussian kernel, seeded from the venue's seed; moved by the phone's steps when it has a step detector.
+/// resampling regularised by a Gaussian kernel, seeded from the venue's seed; moved by the phone's steps when it has a
+/// step detector.
 public final class ParticleEstimator: PositionEstimator {
     public static let name = "particle-filter"
-    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, moved by the phone's steps when it reports them"
+    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, moved by the phone's steps when it reports them, regularised after each resampling"
     public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3)
     let tracker: ParticleTracker
     public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }

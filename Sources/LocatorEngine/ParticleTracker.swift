@@ -397,9 +397,7 @@ package final class ParticleTracker {
     private func predict(dt: Double) {
         // Q's Cholesky factor per axis, so that (Δposition, Δvelocity) = L·(z₁, z₂) has covariance Q.
         let (pp, pv, vv, dd) = settings.motion.processNoise(dt: dt)
-        let l11 = pp.squareRoot()
-        let l21 = l11 > 0 ? pv / l11 : 0
-        let l22 = max(vv - l21 * l21, 0).squareRoot()
+        let (l11, l21, l22) = Covariance2(xx: pp, xy: pv, yy: vv).choleskyFactor()
         let drift = dd.squareRoot()
         var rng = self.rng   // a local copy: no exclusivity check per draw
         defer { self.rng = rng }
@@ -781,14 +779,17 @@ package final class ParticleTracker {
     }
 
     /// The kernel's bandwidth for `particles` equally weighted particles: Silverman's rule for a Gaussian kernel in the
-    /// d = 4 dimensions jittered (x, y, δ, compass bias), h = (4 / (N·(d + 2)))^(1/(d + 4)); 0.443 for 1,000.
+    /// d = 4 dimensions jittered (x, y, δ, compass bias), h = (4 / (N·(d + 2)))^(1/(d + 4)); 0.443 for 1,000. A phone
+    /// without steps has no bias to jitter (d = 3 would give 0.36); the one h was measured for both (docs/tracking.md).
     package static func bandwidth(particles: Int) -> Double {
         let d = 4.0
         return pow(4 / (Double(max(particles, 1)) * (d + 2)), 1 / (d + 4))
     }
 
     /// Jitters the resampled cloud (equal weights) by h² times its own covariance: positions jointly (a move off the
-    /// floor or through a wall is not made), δ and, once drawn, the compass bias each by its own spread.
+    /// floor or through a wall is not made), δ and, once drawn, the compass bias each by its own spread (δ apart from
+    /// the position, and without shrinking the cloud toward its mean, so each resampling widens it by about 1 + h²).
+    /// A cloud collapsed onto one point has no spread to jitter by.
     private func regularise(bandwidth h: Double) {
         var mx = 0.0, my = 0.0, md = 0.0, mb = 0.0
         for i in 0..<n { mx += px[i]; my += py[i]; md += pd[i]; mb += pb[i] }

@@ -452,7 +452,8 @@ import LocatorEngine
     /// instead of left in the model error, and the body's pattern picks out the particles heading the right way. On the
     /// field walks of the venues whose phones report no steps it brings the track much closer, over four seeds each.
     /// Measured (`indoorlab compare --seeds 10 --conditions ideal,field`, field walks): P75 1.62 m against 4.28 m
-    /// (open-hall), 0.94 against 1.76 m (smart-home), 8.5 against 23.6 m (killian-court).
+    /// (open-hall), 0.94 against 1.76 m (smart-home), 8.5 against 23.6 m (killian-court); 1.59 / 0.98 / 9.4 m since
+    /// the filter is regularised.
     @Test(arguments: ["open-hall", "smart-home"])
     func facingAlongTheVelocityWeighsTheBodyOnWalksWithoutSteps(name: String) throws {
         let scenario = try BundledScenarios.load(name)
@@ -516,7 +517,7 @@ import LocatorEngine
     /// a few copies narrower than its error. On field walks with the phone's steps its stated 95% ellipses hold the
     /// truth more often than the bootstrap filter's, and its fixes are no worse. Measured with `indoorlab coverage
     /// --estimator particle-filter --seeds 5` (field, independent, walks): museum-gallery 88.3% → 97.4%, esoc-office
-    /// 81.6% → 90.2%; `indoorlab compare --seeds 10`, field walk P75 0.63 → 0.56 m and 0.55 → 0.55 m.
+    /// 81.6% → 90.2%; `indoorlab compare --seeds 10`, field walk P75 0.63 → 0.54 m and 0.55 → 0.54 m.
     @Test(arguments: ["museum-gallery", "esoc-office"])
     func theRegularisedFilterStatesHonesterEllipsesOnFieldWalks(name: String) throws {
         let scenario = try BundledScenarios.load(name)

@@ -48,25 +48,34 @@ import LabScenarioIO
 
     /// The stream's tracker (the particle filter) states the cloud's covariance on walks and, at a track's start, the
     /// first fix's (its fit's honest region: on a static point, each a new track, that is all it states). Measured
-    /// with `indoorlab coverage --estimator particle-filter` on seeds 101–102: static points 92.7% / 92.3% (open-hall /
-    /// museum-gallery, field, independent; the one-scan fix 94.0% / 91.0%); walks of phones without steps, field,
-    /// independent, 100% / 95.6% / 95.6% (open-hall / smart-home / killian-court; 96.2% pooled), whose rows need
-    /// covariances scaled by 0.95 / 1.21 / 0.90 for exactly 95% (neither overconfident nor timid by much).
-    /// killian-court's walks held 57% on seeds 101–105 before the particles faced along the cloud's velocity
-    /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``), and hold 83% on them now (95.6% on
-    /// 101–102, 94% on 1–5): some of its walks are still lost for a stretch. The field walks with steps (museum-gallery
-    /// and esoc-office) held 82–88% on seeds 1–5 until the regularised filter jittered the resampled cloud
-    /// (``ParticleTracker/Settings/regularised``); now 93.7% pooled on seeds 101–102 (97.0% / 88.8%: esoc-office's
-    /// need a scale of 2.1, so that row is not held to the 0.5–2 band). The floors sit about 3 points under.
-    /// Walks under correlated shadowing are held below.
+    /// with `indoorlab coverage --estimator particle-filter --seed 101 --seeds 2 --conditions field` (independent
+    /// shadowing): static points 92.7% / 92.3% (open-hall / museum-gallery; the one-scan fix 94.0% / 91.0%); walks of
+    /// phones without steps 100% / 97.1% / 97.4% (open-hall / smart-home / killian-court; 97.7% pooled), whose rows
+    /// need covariances scaled by 0.95 / 1.08 / 0.68 for exactly 95%. killian-court's walks held 57% on seeds 101–105
+    /// before the particles faced along the cloud's velocity
+    /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``), 83% before the regularised filter
+    /// (``ParticleTracker/Settings/regularised``), 91.3% now. The field walks with steps (museum-gallery and
+    /// esoc-office) held 82–88% on seeds 1–5 before the regularised filter; now 93.7% pooled on seeds 101–102
+    /// (97.0% / 88.8%, scales 1.11 / 2.09: esoc-office's are still overconfident, so its band reaches 2.5). The floors
+    /// sit about 3 points under. Walks under correlated shadowing are held below.
     @Test func theTrackersEllipsesHoldTheTruthWhereMeasured() throws {
-        func pooled(_ names: [String], walks: Bool, checkScale: Bool = true) throws -> Double {
+        var rows: [String: CoverageRow] = [:]
+        func row(_ name: String) throws -> CoverageRow {
+            if let r = rows[name] { return r }
+            let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
+            let r = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: nil, seeds: [101, 102],
+                                                    estimator: .particleFilter)
+            rows[name] = r
+            return r
+        }
+        func pooled(_ names: [String], walks: Bool, largestScale: [String: Double] = [:]) throws -> Double {
             var inside = 0, fixes = 0
             for name in names {
-                let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
-                let row = try UncertaintyCoverage.measure(scenario: s, condition: .field, correlationDistance: nil, seeds: [101, 102],
-                                                          estimator: .particleFilter)
-                if walks && checkScale { #expect(row.neededScale > 0.5 && row.neededScale < 2, "\(name): scale for 95% \(row.neededScale)") }
+                let row = try row(name)
+                if walks {
+                    let most = largestScale[name] ?? 2
+                    #expect(row.neededScale > 0.5 && row.neededScale < most, "\(name): scale for 95% \(row.neededScale)")
+                }
                 inside += walks ? row.walkInside : row.inside - row.walkInside
                 fixes += walks ? row.walkFixes : row.fixes - row.walkFixes
             }
@@ -76,7 +85,7 @@ import LabScenarioIO
         let first = try pooled(["open-hall", "museum-gallery"], walks: false), walking = try pooled(["open-hall", "smart-home", "killian-court"], walks: true)
         #expect(first >= 0.89 && first <= 0.97, "a new track's first fix: \(first)")
         #expect(walking >= 0.93 && walking <= 0.99, "walks without steps: \(walking)")
-        let stepping = try pooled(["museum-gallery", "esoc-office"], walks: true, checkScale: false)
+        let stepping = try pooled(["museum-gallery", "esoc-office"], walks: true, largestScale: ["esoc-office": 2.5])
         #expect(stepping >= 0.90 && stepping <= 0.98, "walks with steps: \(stepping)")
     }
 
@@ -90,7 +99,7 @@ import LabScenarioIO
         let (all, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .particleFilter)
         #expect(walkFixes > 1000)
         #expect(walks >= 0.90 && walks <= 0.97, "walks, field, correlated: \(walks)")
-        #expect(all >= 0.92 && all <= 0.98, "all fixes, field, correlated: \(all)")
+        #expect(all >= 0.92 && all <= 0.97, "all fixes, field, correlated: \(all)")
     }
 
     /// The offline particle smoother states the filter's covariance at each step: its own smoothed cloud collapses
