@@ -24,7 +24,10 @@ import LabCore
 ///   kept while the walker stands (``weigh(_:)``);
 /// - is **resampled** systematically (one uniform draw, N evenly spaced pointers) when the effective sample
 ///   size 1/Σw² falls below half the particles, then **regularised** (``Settings/regularised``): each particle
-///   moved by a Gaussian kernel of h² times the resampled cloud's covariance.
+///   moved by a Gaussian kernel of h² times the resampled cloud's covariance;
+/// - is **reset in part when lost** (``Settings/resetsLostCloud``): a cumulative test of the scans' innovations against
+///   the cloud (``noteInnovation(_:beacons:)``) finds a cloud in the wrong place, and a tenth of it is drawn afresh
+///   around the scan's own fit (``inject(_:ranges:dt:)``).
 ///
 /// A track starts from a snapshot fix, which is its first report (stating the fit's honest region): particles drawn
 /// around it (the fit's linearised covariance, widened)
@@ -69,6 +72,16 @@ package final class ParticleTracker {
         /// that has resampled again and again is a few copies, narrower than its error (docs/tracking.md, "The
         /// regularised filter"). Off: the plain bootstrap filter.
         package var regularised = true
+        /// Sensor resetting of a lost cloud (Lenser & Veloso 2000): when the scans keep disagreeing with the cloud
+        /// (``lostEvidence`` passes ``lostThreshold``), ``injectedShare`` of the particles are drawn afresh around the
+        /// scan's own fit, as a track's first cloud is, and the next scans weigh them against the rest
+        /// (docs/tracking.md, "A lost cloud"). Off: a lost cloud finds the walker only by its own spread.
+        package var resetsLostCloud = true
+        /// The cumulative evidence (in units of the capped normalised innovation squared, beyond one per heard beacon)
+        /// at which the cloud counts as lost.
+        package var lostThreshold = 8.0
+        /// The share of the particles drawn afresh around the scan's fit when the cloud is lost.
+        package var injectedShare = 0.1
         package init() {}
     }
 
@@ -109,6 +122,18 @@ package final class ParticleTracker {
     private var biasDrawn = false
     /// Whether this track's particles know where the walker faces: since the phone reported its first step.
     private var facingKnown = false
+    /// Page's cumulative sum (CUSUM) of the scans' disagreement with the cloud: each scan adds its normalised innovation
+    /// squared (``noteInnovation(_:beacons:)``) less one per heard beacon, and the sum never falls below 0. A cloud in the
+    /// right place keeps it near 0 (each beacon's term is about 1 or less); a cloud in the wrong place makes it climb.
+    private var lostEvidence = 0.0
+    /// The cloud was found lost at this scan: particles are drawn afresh after its report (``inject(_:ranges:dt:)``).
+    private var injectionDue = false
+    /// How many times this tracker found its cloud lost and drew particles afresh (``inject(_:ranges:dt:)``), over its life.
+    package private(set) var resets = 0
+    /// Each heard beacon's innovation term is capped here (3σ squared), so that one multipath outlier does not count as
+    /// a lost cloud.
+    static let innovationCap = 9.0
+
     /// The position this track last reported: the next report is kept in sight of it (no wall between).
     private var reported: Point?
     /// When set, every step appends what an offline smoother needs (``Snapshot``; nil for a step without a fix):
@@ -235,9 +260,14 @@ package final class ParticleTracker {
             // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
             history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: fresh, hadReport: hadReport))
         }
-        if resampleIfNeeded() {
+        let injecting = injectionDue && !fresh
+        injectionDue = false
+        if resampleIfNeeded(always: injecting) {
             if recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
             if settings.regularised { regularise(bandwidth: ParticleTracker.bandwidth(particles: n)) }
+        }
+        if injecting, let drawn = inject(o, ranges: ranges, dt: dt), recorded {
+            for i in drawn { history![history!.count - 1]!.parents![i] = -1 }   // no ancestor in this step
         }
         return outcome
     }
@@ -302,11 +332,11 @@ package final class ParticleTracker {
             for i in 0..<n { line[i] = i; weights[i] = 0 }
             for v in stride(from: last - 1, through: t, by: -1) {
                 guard let parents = history[v]?.parents else { continue }
-                for i in 0..<n { line[i] = Int(parents[line[i]]) }
+                for i in 0..<n where line[i] >= 0 { line[i] = Int(parents[line[i]]) }   // −1: drawn afresh there
             }
             guard let future = history[last]?.particles else { previous = f.position; continue }
             var total = 0.0
-            for i in 0..<n { weights[line[i]] += future[5 * n + i]; total += future[5 * n + i] }
+            for i in 0..<n where line[i] >= 0 { weights[line[i]] += future[5 * n + i]; total += future[5 * n + i] }
             guard total > 0 else { previous = f.position; continue }
             for i in 0..<n { weights[i] /= total }
             let summary = here.particles.withUnsafeBufferPointer { p in weights.withUnsafeBufferPointer { w in
@@ -350,6 +380,7 @@ package final class ParticleTracker {
             pw[i] = 1 / Double(n)
         }
         isTracking = true
+        lostEvidence = 0; injectionDue = false
         biasDrawn = false; facingKnown = false; hasMoved = false
         shadowing = venue.radio.correlationDistance != nil ? ShadowingMemory(start: spread(), share: shadowingShare) : nil
         if let spreadMean, let spreadVariance {   // the beacons' errors are learned afresh on every track
@@ -565,7 +596,7 @@ package final class ParticleTracker {
         let grid = floorplan.cells
         floorplan.withGrids { losses, attenuations in
         withUnsafeTemporaryAllocation(of: Int.self, capacity: max(m + u, 1)) { indices in
-            withUnsafeTemporaryAllocation(of: Double.self, capacity: 13 * max(m + u, 1)) { buffer in
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 15 * max(m + u, 1)) { buffer in
                 let t = buffer.baseAddress!, index = indices.baseAddress!
                 // Per beacon, heard ones first (m), then missed ones (u): position, height², its index; heard: the reading
                 // minus P0, 1/(2s²), 1/(2s²) − 1/(2S²), ln((1 − ε)/s), ln(ε·s/((1 − ε)·S)), where s² is the reading's variance and, when the beacon's
@@ -576,6 +607,9 @@ package final class ParticleTracker {
                 let bx = t, by = t + all, bz2 = t + 2 * all, invDetect = t + 3 * all
                 let z = t + 4 * all, ha = t + 5 * all, hb = t + 6 * all, ca = t + 7 * all, cb = t + 8 * all
                 let gain = t + 9 * all, own = t + 10 * all, gap = t + 11 * all, residual = t + 12 * all
+                let sumR = t + 13 * all, sumR2 = t + 14 * all
+                var alive = 0.0
+                for j in 0..<m { sumR[j] = 0; sumR2[j] = 0 }
                 // For missed beacons z holds S − P0 − lift and gap the far limit (their heard-only slots are unused).
                 for (j, b) in o.beacons.enumerated() {
                     index[j] = b.beacon
@@ -642,6 +676,7 @@ package final class ParticleTracker {
                             let alpha = (gap[j] + r) * inverseSigma
                             if alpha > -6 { r -= sigma * tables.hazard(alpha) }
                         }
+                        sumR[j] += pw[i] * r; sumR2[j] += pw[i] * r * r
                         let r2 = r * r
                         let (tail, outlier) = softplus(r2 * hb[j] + cb[j])
                         ll += ca[j] - r2 * ha[j] + tail
@@ -660,7 +695,19 @@ package final class ParticleTracker {
                         ll += missed(-g * invDetect[j])
                     }
                     scratch[i] = ll
+                    alive += pw[i]
                     best = max(best, ll)
+                }
+                // The scan's normalised innovation squared, each heard beacon's capped (``noteInnovation(_:beacons:)``).
+                var innovation = 0.0
+                if alive > 0 {
+                    let inflation = shadowing?.inflation ?? 1   // the cloud's spread as the report states it
+                    for j in 0..<m {
+                        let mean = sumR[j] / alive, variance = inflation * max(sumR2[j] / alive - mean * mean, 0)
+                        let e = mean * mean / (own[j] + (spreadVariance?[index[j]] ?? 0) + variance)
+                        innovation += min(e, ParticleTracker.innovationCap)
+                    }
+                    noteInnovation(innovation, beacons: m)
                 }
                 if let spreadVariance {
                     for j in 0..<m { spreadVariance[index[j]] *= own[j] / (own[j] + spreadVariance[index[j]]) }
@@ -702,6 +749,45 @@ package final class ParticleTracker {
     }
 
     /// Scales the weights to sum to 1; false when every particle was dropped.
+    /// Adds a scan's normalised innovation squared `innovation` (over `beacons` heard beacons: each beacon's mean
+    /// residual against the cloud, squared, over its predicted variance — the reading's own plus the spread of the
+    /// particles' means — capped at ``innovationCap``) to ``lostEvidence``, less one per beacon: the filter
+    /// consistency test of Bar-Shalom, Li & Kirubarajan (2001, §5.4), accumulated by Page's CUSUM. Past
+    /// ``Settings/lostThreshold`` the cloud counts as lost and the sum starts again.
+    private func noteInnovation(_ innovation: Double, beacons: Int) {
+        guard settings.resetsLostCloud else { return }
+        lostEvidence = max(0, lostEvidence + innovation - Double(beacons))
+        if lostEvidence > settings.lostThreshold { injectionDue = true; lostEvidence = 0 }
+    }
+
+    /// Sensor resetting (``Settings/resetsLostCloud``): every (1/``Settings/injectedShare``)-th particle of the
+    /// resampled cloud, all weighing the same, is drawn afresh around scan `o`'s own fit as a track's first cloud
+    /// is (``start(_:ranges:dt:)``), keeping its compass bias, facing and learned beacon errors; the next scans weigh
+    /// them against the rest. Returns the particles drawn (nil when the scan gives no fit).
+    private func inject(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> [Int]? {
+        guard o.beacons.count + ranges.count >= 3, case .fix(let f) = fit.locate(o, ranges: ranges), let c = fit.linearCovariance,
+              let delta = f.offset else { return nil }
+        let (l00, l10, l11) = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1).choleskyFactor(floor: 1e-6)
+        let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
+        let p = venue.bounds.clamp(f.position)
+        let every = max(Int((1 / settings.injectedShare).rounded()), 1)
+        var drawn: [Int] = []
+        resets += 1
+        for i in stride(from: 0, to: n, by: every) {
+            for _ in 0..<20 {
+                let z0 = rng.gaussian(), z1 = rng.gaussian()
+                let cx = p.x + l00 * z0, cy = p.y + l10 * z0 + l11 * z1
+                guard floorplan.isWalkable(cx, cy) else { continue }
+                px[i] = cx; py[i] = cy
+                pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
+                pd[i] = delta + offsetSigma * rng.gaussian()
+                drawn.append(i)
+                break
+            }
+        }
+        return drawn
+    }
+
     private func normalise() -> Bool {
         var total = 0.0
         for i in 0..<n { total += pw[i] }
@@ -815,10 +901,10 @@ package final class ParticleTracker {
 
     /// Systematic resampling when the effective sample size is below half the particles; whether it resampled.
     @discardableResult
-    private func resampleIfNeeded() -> Bool {
+    private func resampleIfNeeded(always: Bool = false) -> Bool {
         var sumSquares = 0.0
         for i in 0..<n { sumSquares += pw[i] * pw[i] }
-        guard sumSquares > 0, 1 / sumSquares < Double(n) / 2 else { return false }
+        guard sumSquares > 0, always || 1 / sumSquares < Double(n) / 2 else { return false }
         // Copy the chosen particles into scratch rows, one field at a time.
         let step = 1 / Double(n)
         var u = rng.uniform() * step, cumulative = pw[0], j = 0
@@ -839,3 +925,4 @@ package final class ParticleTracker {
         return true
     }
 }
+
