@@ -26,8 +26,8 @@ import LabCore
 ///   size 1/Σw² falls below half the particles, then **regularised** (``Settings/regularised``): each particle
 ///   moved by a Gaussian kernel of h² times the resampled cloud's covariance;
 /// - is **reset in part when lost** (``Settings/resetsLostCloud``): a cumulative test of the scans' innovations against
-///   the cloud (``noteInnovation(_:beacons:)``) finds a cloud in the wrong place, and a tenth of it is drawn afresh
-///   around the scan's own fit (``inject(_:ranges:dt:)``).
+///   the cloud (``noteInnovation(_:beacons:)``) finds a cloud in the wrong place, and part of it (a tenth by default)
+///   is drawn afresh around the scan's own fit (``inject(_:)``).
 ///
 /// A track starts from a snapshot fix, which is its first report (stating the fit's honest region): particles drawn
 /// around it (the fit's linearised covariance, widened)
@@ -80,7 +80,8 @@ package final class ParticleTracker {
         /// The cumulative evidence (in units of the capped normalised innovation squared, beyond one per heard beacon)
         /// at which the cloud counts as lost.
         package var lostThreshold = 8.0
-        /// The share of the particles drawn afresh around the scan's fit when the cloud is lost.
+        /// The share of the particles drawn afresh around the scan's fit when the cloud is lost, in (0, 1]: every
+        /// (1/share, rounded)-th particle.
         package var injectedShare = 0.1
         package init() {}
     }
@@ -126,9 +127,9 @@ package final class ParticleTracker {
     /// squared (``noteInnovation(_:beacons:)``) less one per heard beacon, and the sum never falls below 0. A cloud in the
     /// right place keeps it near 0 (each beacon's term is about 1 or less); a cloud in the wrong place makes it climb.
     private var lostEvidence = 0.0
-    /// The cloud was found lost at this scan: particles are drawn afresh after its report (``inject(_:ranges:dt:)``).
+    /// The cloud was found lost at this scan: particles are drawn afresh after its report (``inject(_:)``).
     private var injectionDue = false
-    /// How many times this tracker found its cloud lost and drew particles afresh (``inject(_:ranges:dt:)``), over its life.
+    /// How many times this tracker found its cloud lost and drew particles afresh (``inject(_:)``), over its life.
     package private(set) var resets = 0
     /// Each heard beacon's innovation term is capped here (3σ squared), so that one multipath outlier does not count as
     /// a lost cloud.
@@ -152,6 +153,7 @@ package final class ParticleTracker {
         // The grids' stride per cell is the floorplan's beacon count; the weights' mixture needs 0 ≤ ε < 1.
         precondition(self.floorplan.beaconCount == venue.beaconCount, "a floorplan index made for another venue")
         precondition(settings.outlierRate >= 0 && settings.outlierRate < 1, "outlier rate outside [0, 1)")
+        precondition(settings.injectedShare > 0 && settings.injectedShare <= 1, "injected share outside (0, 1]")
         fit = OffsetFreeFit(venue: venue, options: .init(walls: true, robust: true, censored: false, truncatedMeans: true, statesRegion: true), solver: solver)
         n = max(settings.particles, 1)
         let block = UnsafeMutablePointer<Double>.allocate(capacity: 10 * n)
@@ -260,14 +262,17 @@ package final class ParticleTracker {
             // px, py, pvx, pvy, pd, pw lie one after another in one block: one copy keeps them all.
             history!.append(Snapshot(particles: Array(UnsafeBufferPointer(start: px, count: 6 * n)), fresh: fresh, hadReport: hadReport))
         }
-        let injecting = injectionDue && !fresh
+        // A lost cloud: where the scan's own fit would put fresh particles (none when it gives no fit: the evidence stays,
+        // and the next scan tries again).
+        let redraw = injectionDue && !fresh ? freshParticles(o, ranges: ranges, dt: dt) : nil
         injectionDue = false
-        if resampleIfNeeded(always: injecting) {
+        if resampleIfNeeded(always: redraw != nil) {
             if recorded { history![history!.count - 1]!.parents = (0..<n).map { Int32(chosen[$0]) } }
             if settings.regularised { regularise(bandwidth: ParticleTracker.bandwidth(particles: n)) }
         }
-        if injecting, let drawn = inject(o, ranges: ranges, dt: dt), recorded {
-            for i in drawn { history![history!.count - 1]!.parents![i] = -1 }   // no ancestor in this step
+        if let redraw {
+            let drawn = inject(redraw)
+            if recorded { for i in drawn { history![history!.count - 1]!.parents![i] = -1 } }   // no ancestor in this step
         }
         return outcome
     }
@@ -354,29 +359,22 @@ package final class ParticleTracker {
     private func start(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> EstimateOutcome {
         fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
         let outcome = fit.locate(o, ranges: ranges)
-        guard case .fix(let f) = outcome, let c = fit.linearCovariance, f.covariance != nil, let delta = f.offset else {
+        // Around the fit's linearised covariance (with the model error), widened (``NewParticles``). (The fix a new track
+        // reports states the fit's honest region, the likelihood-ratio region scaled by the learned residual scale;
+        // drawing from that region instead measured no better: docs/tracking.md.)
+        guard case .fix(let f) = outcome, let c = fit.linearCovariance, f.covariance != nil,
+              let around = NewParticles(fix: f, linear: c, offsetSigma: settings.motion.startOffsetVariance(device, dt: dt).squareRoot(),
+                                        venue: venue) else {
             if case .noFix = outcome { return outcome }
             return .noFix(.solverFailed("the first fix has no covariance"))
         }
-        // The fit's linearised covariance (with the model error), widened by 1 m² per axis: the floor may cut part of it
-        // away. (The fix a new track reports states the fit's honest region, the likelihood-ratio region scaled by the
-        // learned residual scale; drawing from that region instead measured no better: docs/tracking.md.)
-        let widened = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1)
-        let (l00, l10, l11) = widened.choleskyFactor(floor: 1e-6)
-        let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
-        let p = venue.bounds.clamp(f.position)
         for i in 0..<n {
-            var x = p.x, y = p.y
-            for _ in 0..<20 {
-                let z0 = rng.gaussian(), z1 = rng.gaussian()
-                let cx = p.x + l00 * z0, cy = p.y + l10 * z0 + l11 * z1
-                if floorplan.isWalkable(cx, cy) { x = cx; y = cy; break }
-            }
-            px[i] = x; py[i] = y
+            let q = walkablePoint(around) ?? around.center
+            px[i] = q.x; py[i] = q.y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
             if speed > 0 { fx[i] = pvx[i] / speed; fy[i] = pvy[i] / speed } else { fx[i] = 0; fy[i] = 1 }
-            pd[i] = delta + offsetSigma * rng.gaussian()
+            pd[i] = around.offset + around.offsetSigma * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
         isTracking = true
@@ -388,6 +386,34 @@ package final class ParticleTracker {
             spreadVariance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
         }
         return outcome
+    }
+
+    /// Where a fix puts new particles (a track's first cloud, ``start(_:ranges:dt:)``; a lost cloud's fresh part,
+    /// ``inject(_:)``): positions from N(the fix, its linearised covariance widened by 1 m² per axis — the floor
+    /// may cut part of it away), δ from N(the fix's δ, `offsetSigma`²).
+    private struct NewParticles {
+        let center: Point
+        /// The widened covariance's Cholesky factor.
+        let l00, l10, l11: Double
+        let offset, offsetSigma: Double
+        /// Nil when the fix states no δ.
+        init?(fix f: Fix, linear c: Covariance2, offsetSigma: Double, venue: Venue) {
+            guard let delta = f.offset else { return nil }
+            center = venue.bounds.clamp(f.position)
+            (l00, l10, l11) = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1).choleskyFactor(floor: 1e-6)
+            offset = delta
+            self.offsetSigma = offsetSigma
+        }
+    }
+
+    /// A position drawn from `around` on walkable floor (up to 20 tries; nil when none lands there).
+    private func walkablePoint(_ around: NewParticles) -> Point? {
+        for _ in 0..<20 {
+            let z0 = rng.gaussian(), z1 = rng.gaussian()
+            let x = around.center.x + around.l00 * z0, y = around.center.y + around.l10 * z0 + around.l11 * z1
+            if floorplan.isWalkable(x, y) { return Point(x, y) }
+        }
+        return nil
     }
 
     /// The correlated shadowing's memory of this track (nil without ``RadioModel/correlationDistance``).
@@ -748,46 +774,51 @@ package final class ParticleTracker {
         for i in 0..<n where pw[i] > 0 { pw[i] *= exp(scratch[i] - best) }
     }
 
-    /// Scales the weights to sum to 1; false when every particle was dropped.
     /// Adds a scan's normalised innovation squared `innovation` (over `beacons` heard beacons: each beacon's mean
     /// residual against the cloud, squared, over its predicted variance — the reading's own plus the spread of the
-    /// particles' means — capped at ``innovationCap``) to ``lostEvidence``, less one per beacon: the filter
-    /// consistency test of Bar-Shalom, Li & Kirubarajan (2001, §5.4), accumulated by Page's CUSUM. Past
-    /// ``Settings/lostThreshold`` the cloud counts as lost and the sum starts again.
+    /// particles' means, times the correlated shadowing's allowance — capped at ``innovationCap``) to
+    /// ``lostEvidence``, less one per beacon: the filter consistency test of Bar-Shalom, Li & Kirubarajan (2001,
+    /// §5.4), accumulated by Page's CUSUM. One per beacon is what a consistent filter's terms average; the filter's
+    /// measure about half that on walks it tracks (the likelihood's model error is generous), so the sum stays near
+    /// 0 there. Past ``Settings/lostThreshold`` the cloud counts as lost: particles are drawn afresh after the scan's
+    /// report, and the sum starts again once they are (a scan that gives no fit leaves it, and the next scan tries).
     private func noteInnovation(_ innovation: Double, beacons: Int) {
         guard settings.resetsLostCloud else { return }
         lostEvidence = max(0, lostEvidence + innovation - Double(beacons))
-        if lostEvidence > settings.lostThreshold { injectionDue = true; lostEvidence = 0 }
+        if lostEvidence > settings.lostThreshold { injectionDue = true }
     }
 
-    /// Sensor resetting (``Settings/resetsLostCloud``): every (1/``Settings/injectedShare``)-th particle of the
-    /// resampled cloud, all weighing the same, is drawn afresh around scan `o`'s own fit as a track's first cloud
-    /// is (``start(_:ranges:dt:)``), keeping its compass bias, facing and learned beacon errors; the next scans weigh
-    /// them against the rest. Returns the particles drawn (nil when the scan gives no fit).
-    private func inject(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> [Int]? {
-        guard o.beacons.count + ranges.count >= 3, case .fix(let f) = fit.locate(o, ranges: ranges), let c = fit.linearCovariance,
-              let delta = f.offset else { return nil }
-        let (l00, l10, l11) = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1).choleskyFactor(floor: 1e-6)
-        let offsetSigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
-        let p = venue.bounds.clamp(f.position)
+    /// Where scan `o`'s own fit would put fresh particles when the cloud is lost (``inject(_:)``): the scan fitted on its
+    /// own, with no prior on δ from the cloud (which may have gone wrong with it) and where the walker faced forgotten
+    /// (the scan's own steps tell it again). Nil when the scan has fewer than three readings and ranges or gives no fit.
+    private func freshParticles(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> NewParticles? {
+        guard o.beacons.count + ranges.count >= 3 else { return nil }
+        fit.startDevice()   // the scan on its own: nothing from the lost cloud, nor where the walker faced
+        guard case .fix(let f) = fit.locate(o, ranges: ranges), let c = fit.linearCovariance else { return nil }
+        return NewParticles(fix: f, linear: c, offsetSigma: settings.motion.startOffsetVariance(device, dt: dt).squareRoot(), venue: venue)
+    }
+
+    /// Sensor resetting (``Settings/resetsLostCloud``): in the resampled cloud, all weighing the same, every k-th
+    /// particle (k = 1/``Settings/injectedShare``, rounded) is drawn afresh from `around` as a track's first cloud is
+    /// (a position on walkable floor, a velocity, δ), keeping its compass bias, facing and learned beacon errors; the
+    /// next scans weigh the new particles against the rest. ``lostEvidence`` starts again. Returns the particles drawn
+    /// (a particle whose 20 tries all miss the floor keeps its place).
+    private func inject(_ around: NewParticles) -> [Int] {
         let every = max(Int((1 / settings.injectedShare).rounded()), 1)
         var drawn: [Int] = []
         resets += 1
+        lostEvidence = 0
         for i in stride(from: 0, to: n, by: every) {
-            for _ in 0..<20 {
-                let z0 = rng.gaussian(), z1 = rng.gaussian()
-                let cx = p.x + l00 * z0, cy = p.y + l10 * z0 + l11 * z1
-                guard floorplan.isWalkable(cx, cy) else { continue }
-                px[i] = cx; py[i] = cy
-                pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
-                pd[i] = delta + offsetSigma * rng.gaussian()
-                drawn.append(i)
-                break
-            }
+            guard let q = walkablePoint(around) else { continue }
+            px[i] = q.x; py[i] = q.y
+            pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
+            pd[i] = around.offset + around.offsetSigma * rng.gaussian()
+            drawn.append(i)
         }
         return drawn
     }
 
+    /// Scales the weights to sum to 1; false when every particle was dropped.
     private func normalise() -> Bool {
         var total = 0.0
         for i in 0..<n { total += pw[i] }

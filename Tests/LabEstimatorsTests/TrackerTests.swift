@@ -554,6 +554,40 @@ import LocatorEngine
         #expect(e[0] < 0.7 * e[1], "seed \(seed): RMSE \(e[0]) m with resetting, \(e[1]) m without")
     }
 
+    /// The particle smoother over a walk whose cloud was reset: the particles drawn afresh have no ancestor at the
+    /// reset (their lineages start there), every scan the filter fixed is still fixed, and the smoothed walk is closer
+    /// than the plain filter's (seed 50, the walk that starts 46 m off).
+    @Test func theSmootherFollowsLineagesThroughAReset() throws {
+        let scenario = try BundledScenarios.load("esoc-office")
+        let seed: UInt64 = 50
+        let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
+            .filter { $0.walk != nil }
+        let venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
+        var errors: [Bool: [Double]] = [:], fixed: [Bool: Int] = [:], resets = 0
+        for resetting in [true, false] {
+            var settings = ParticleTracker.Settings()
+            settings.resetsLostCloud = resetting
+            let tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
+            for walk in Set(epochs.compactMap(\.walk)).sorted() {
+                let mine = epochs.filter { $0.walk == walk }
+                tracker.startDevice()
+                let observations = mine.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t, steps: $0.steps) }
+                let outcomes = resetting ? tracker.smoothTrack(observations, lag: 10) : observations.map { tracker.step($0) }
+                #expect(outcomes.count == mine.count)
+                for (o, e) in zip(outcomes, mine) {
+                    guard let f = o.fix else { continue }
+                    errors[resetting, default: []].append(f.position.distance(to: e.truth))
+                    fixed[resetting, default: 0] += 1
+                }
+            }
+            if resetting { resets = tracker.resets }
+        }
+        #expect(resets > 0)
+        #expect(fixed[true] == fixed[false], "fixes: \(fixed)")
+        let smoothed = rms(errors[true] ?? []), plain = rms(errors[false] ?? [])
+        #expect(smoothed < 0.7 * plain, "RMSE \(smoothed) m smoothed with resets, \(plain) m filtered without")
+    }
+
     /// A cloud in the right place seldom counts as lost: on museum-gallery's and esoc-office's field walks of seeds 1–3
     /// the filter resets a few times at most per walk, and its P75 moves by under 5%.
     @Test(arguments: ["museum-gallery", "esoc-office"])
