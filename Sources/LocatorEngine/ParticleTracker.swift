@@ -726,7 +726,7 @@ package final class ParticleTracker {
                 }
                 // The scan's normalised innovation squared, each heard beacon's capped (``noteInnovation(_:beacons:)``).
                 var innovation = 0.0
-                if alive > 0 {
+                if settings.resetsLostCloud && alive > 0 {
                     let inflation = shadowing?.inflation ?? 1   // the cloud's spread as the report states it
                     for j in 0..<m {
                         let mean = sumR[j] / alive, variance = inflation * max(sumR2[j] / alive - mean * mean, 0)

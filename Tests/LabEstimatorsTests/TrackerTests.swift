@@ -554,15 +554,12 @@ import LocatorEngine
         #expect(e[0] < 0.7 * e[1], "seed \(seed): RMSE \(e[0]) m with resetting, \(e[1]) m without")
     }
 
-    /// The particle smoother over a walk whose cloud was reset: the particles drawn afresh have no ancestor at the
-    /// reset (their lineages start there), every scan the filter fixed is still fixed, and the smoothed walk is closer
-    /// than the plain filter's (seed 50, the walk that starts 46 m off).
+    /// The particle smoother over a walk whose cloud was reset (the particles drawn afresh start lineages of their own
+    /// there): every scan the filter fixed is still fixed, and the smoothed walk is closer than the plain filter's
+    /// (seed 50, the walk that starts 46 m off).
     @Test func theSmootherFollowsLineagesThroughAReset() throws {
         let scenario = try BundledScenarios.load("esoc-office")
-        let seed: UInt64 = 50
-        let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
-            .filter { $0.walk != nil }
-        let venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
+        let (venue, epochs) = try fieldWalks(scenario, seed: 50)
         var errors: [Bool: [Double]] = [:], fixed: [Bool: Int] = [:], resets = 0
         for resetting in [true, false] {
             var settings = ParticleTracker.Settings()
@@ -571,7 +568,7 @@ import LocatorEngine
             for walk in Set(epochs.compactMap(\.walk)).sorted() {
                 let mine = epochs.filter { $0.walk == walk }
                 tracker.startDevice()
-                let observations = mine.map { Observation(readings: $0.readings, headings: $0.headings, beaconCount: venue.beaconCount, t: $0.t, steps: $0.steps) }
+                let observations = mine.map { observation($0, in: venue) }
                 let outcomes = resetting ? tracker.smoothTrack(observations, lag: 10) : observations.map { tracker.step($0) }
                 #expect(outcomes.count == mine.count)
                 for (o, e) in zip(outcomes, mine) {
@@ -620,10 +617,8 @@ import LocatorEngine
                            tracker done: (ParticleTracker) -> Void = { _ in }) throws -> [[(fix: Fix, truth: Point)]] {
         var fixes = [[(fix: Fix, truth: Point)]](repeating: [], count: variants.count)
         for seed in seeds {
-            let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
-                .filter { $0.walk != nil }
+            let (venue, epochs) = try fieldWalks(scenario, seed: seed)
             inspect(epochs)
-            let venue = try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false)
             check(venue)
             for (k, variant) in variants.enumerated() {
                 var settings = ParticleTracker.Settings()
@@ -632,14 +627,25 @@ import LocatorEngine
                 var walk: String?
                 for e in epochs {
                     if e.walk != walk { tracker.startDevice(); walk = e.walk }
-                    let o = Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
-                    guard let fix = tracker.step(o).fix else { continue }
+                    guard let fix = tracker.step(observation(e, in: venue)).fix else { continue }
                     fixes[k].append((fix, e.truth))
                 }
                 done(tracker)
             }
         }
         return fixes
+    }
+
+    /// `scenario`'s field walk epochs for `seed`, and the venue they were simulated in.
+    func fieldWalks(_ scenario: Scenario, seed: UInt64) throws -> (venue: Venue, epochs: [Epoch]) {
+        let epochs = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .field, seed: seed)
+            .filter { $0.walk != nil }
+        return (try Tournament.venue(scenario: scenario, condition: .field, seed: seed, survey: false), epochs)
+    }
+
+    /// What a tracker is given for epoch `e` in `venue`.
+    func observation(_ e: Epoch, in venue: Venue) -> Observation {
+        Observation(readings: e.readings, headings: e.headings, beaconCount: venue.beaconCount, t: e.t, steps: e.steps)
     }
 
     func rms(_ e: [Double]) -> Double { (e.map { $0 * $0 }.reduce(0, +) / Double(e.count)).squareRoot() }
