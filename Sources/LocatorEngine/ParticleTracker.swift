@@ -272,7 +272,7 @@ package final class ParticleTracker {
         }
         if let redraw {
             let drawn = inject(redraw)
-            if recorded { for i in drawn { history![history!.count - 1]!.parents![i] = -1 } }   // no ancestor in this step
+            if recorded { graft(drawn, onto: history!.count - 1) }
         }
         return outcome
     }
@@ -307,7 +307,8 @@ package final class ParticleTracker {
     /// filter's cloud that the later scans confirm. The report follows the filter's rule, in sight of the previous
     /// smoothed report wherever the filter kept its own in sight of its previous one. A step without a fix (an
     /// invalid scan, which leaves the particles as they were) is stepped over; a track drawn afresh ends the
-    /// lineages. Steps without a fix stay without one, and a track's last step keeps the filter's fix.
+    /// lineages, while the particles a reset draws carry on the lineages of the lost cloud's particles nearest them
+    /// (``graft(_:onto:)``). Steps without a fix stay without one, and a track's last step keeps the filter's fix.
     ///
     /// The smoothed fix states the filter's covariance at that step, not the smoothed cloud's: within a lag of ten
     /// scans the lineages coalesce onto a few ancestors (path degeneracy), so the weighted cloud is far narrower than
@@ -817,6 +818,30 @@ package final class ParticleTracker {
         }
         return drawn
     }
+
+    /// Gives each particle `drawn` afresh at recorded step `v` an ancestor in that step's cloud, for the smoother: the
+    /// particle j maximising w_j·exp(−|x_i − x_j|²/(2s²)), s = ``graftSpread`` — the backward kernel of
+    /// forward-filtering backward-simulation (Godsill, Doucet & West 2004), a one-scan move, taken at its mode. The
+    /// lost cloud's particles nearest the fresh ones then carry the later scans' weight back to the steps before the
+    /// reset; with no ancestor (−1, as a new track's particles have), those steps were smoothed by the lost lineages
+    /// alone. A particle with no weighted particle in its step keeps −1.
+    private func graft(_ drawn: [Int], onto v: Int) {
+        guard let snapshot = history?[v], var parents = snapshot.parents else { return }
+        let cloud = snapshot.particles
+        let scale = 1 / (2 * ParticleTracker.graftSpread * ParticleTracker.graftSpread)
+        for i in drawn {
+            var best = -1, bestScore = Double.infinity
+            for j in 0..<n where cloud[5 * n + j] > 0 {
+                let dx = px[i] - cloud[j], dy = py[i] - cloud[n + j]
+                let score = (dx * dx + dy * dy) * scale - log(cloud[5 * n + j])
+                if score < bestScore { bestScore = score; best = j }
+            }
+            parents[i] = Int32(best)
+        }
+        history![v]!.parents = parents
+    }
+    /// The backward kernel's spread in ``graft(_:onto:)``, metres: about a walker's move in one scan.
+    static let graftSpread = 1.0
 
     /// Scales the weights to sum to 1; false when every particle was dropped.
     private func normalise() -> Bool {

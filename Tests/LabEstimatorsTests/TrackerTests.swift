@@ -554,8 +554,8 @@ import LocatorEngine
         #expect(e[0] < 0.7 * e[1], "seed \(seed): RMSE \(e[0]) m with resetting, \(e[1]) m without")
     }
 
-    /// The particle smoother over a walk whose cloud was reset (the particles drawn afresh start lineages of their own
-    /// there): every scan the filter fixed is still fixed, and the smoothed walk is closer than the plain filter's
+    /// The particle smoother over a walk whose cloud was reset (the particles drawn afresh take ancestors in the lost
+    /// cloud there): every scan the filter fixed is still fixed, and the smoothed walk is closer than the plain filter's
     /// (seed 50, the walk that starts 46 m off).
     @Test func theSmootherFollowsLineagesThroughAReset() throws {
         let scenario = try BundledScenarios.load("esoc-office")
@@ -583,6 +583,43 @@ import LocatorEngine
         #expect(fixed[true] == fixed[false], "fixes: \(fixed)")
         let smoothed = rms(errors[true] ?? []), plain = rms(errors[false] ?? [])
         #expect(smoothed < 0.7 * plain, "RMSE \(smoothed) m smoothed with resets, \(plain) m filtered without")
+    }
+
+    /// The particles a reset draws take ancestors in the lost cloud (``ParticleTracker`` `graft`, the backward kernel of
+    /// forward-filtering backward-simulation), so the smoother carries what the later scans say about them back over the
+    /// scans before the reset: on esoc-office's field walks of seeds 28 and 50, the ten scans before each reset are
+    /// smoothed closer than the filter fixed them. (With no ancestor there, those scans were smoothed by the lost lineages
+    /// alone, and came out as the filter had them: RMSE 14.3 m filtered, 14.3 m smoothed without ancestors, 10.6 m grafted.)
+    @Test func theSmootherCarriesAResetBackOverTheScansBeforeIt() throws {
+        let scenario = try BundledScenarios.load("esoc-office")
+        var filtered: [Double] = [], smoothed: [Double] = []
+        for seed: UInt64 in [28, 50] {
+            let (venue, epochs) = try fieldWalks(scenario, seed: seed)
+            for walk in Set(epochs.compactMap(\.walk)).sorted() {
+                let mine = epochs.filter { $0.walk == walk }
+                let observations = mine.map { observation($0, in: venue) }
+                // The filter step by step, noting the scans after which it reset; then the smoother over the same walk.
+                let filter = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt())
+                filter.startDevice()
+                var outcomes: [EstimateOutcome] = [], resetAt: [Int] = []
+                for o in observations {
+                    let before = filter.resets
+                    outcomes.append(filter.step(o))
+                    if filter.resets > before { resetAt.append(outcomes.count - 1) }
+                }
+                let smoother = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt())
+                smoother.startDevice()
+                let smooth = smoother.smoothTrack(observations, lag: 10)
+                #expect(smoother.resets == filter.resets)
+                let before = Set(resetAt.flatMap { max($0 - 9, 0)...$0 })
+                for i in before.sorted() {
+                    guard let f = outcomes[i].fix, let s = smooth[i].fix else { continue }
+                    filtered.append(f.position.distance(to: mine[i].truth)); smoothed.append(s.position.distance(to: mine[i].truth))
+                }
+            }
+        }
+        #expect(filtered.count >= 20)
+        #expect(rms(smoothed) < 0.8 * rms(filtered), "before the resets: RMSE \(rms(smoothed)) m smoothed, \(rms(filtered)) m filtered")
     }
 
     /// A cloud in the right place seldom counts as lost: on museum-gallery's and esoc-office's field walks of seeds 1–3
