@@ -820,27 +820,31 @@ package final class ParticleTracker {
     }
 
     /// Gives each particle `drawn` afresh at recorded step `v` an ancestor in that step's cloud, for the smoother: the
-    /// particle j maximising w_j·exp(−|x_i − x_j|²/(2s²)), s = ``graftSpread`` — the backward kernel of
-    /// forward-filtering backward-simulation (Godsill, Doucet & West 2004), a one-scan move, taken at its mode. The
-    /// lost cloud's particles nearest the fresh ones then carry the later scans' weight back to the steps before the
-    /// reset; with no ancestor (−1, as a new track's particles have), those steps were smoothed by the lost lineages
-    /// alone. A particle with no weighted particle in its step keeps −1.
+    /// particle j maximising w_j·exp(−|x_i − x_j|²/(2s²)), s = ``graftSpread`` — the lost cloud's particles nearest the
+    /// fresh one, weighed by their weights. Both stand at the same scan (the fresh particles are drawn after its report,
+    /// before the next prediction), so this is a proximity kernel in the spirit of forward-filtering backward-simulation's
+    /// backward kernel (Godsill, Doucet & West 2004), taken at its mode. Those particles then carry the later scans'
+    /// weight back to the steps before the reset; with no ancestor (−1, as a new track's particles have), those steps
+    /// were smoothed by the lost lineages alone. (Every weight is finite and they sum to 1 here: a reset follows a
+    /// normalised step, so some j always qualifies.)
     private func graft(_ drawn: [Int], onto v: Int) {
         guard let snapshot = history?[v], var parents = snapshot.parents else { return }
         let cloud = snapshot.particles
         let scale = 1 / (2 * ParticleTracker.graftSpread * ParticleTracker.graftSpread)
+        let logWeights = (0..<n).map { j in cloud[5 * n + j] > 0 ? log(cloud[5 * n + j]) : -Double.infinity }
         for i in drawn {
             var best = -1, bestScore = Double.infinity
-            for j in 0..<n where cloud[5 * n + j] > 0 {
+            for j in 0..<n where logWeights[j] > -.infinity {
                 let dx = px[i] - cloud[j], dy = py[i] - cloud[n + j]
-                let score = (dx * dx + dy * dy) * scale - log(cloud[5 * n + j])
+                let score = (dx * dx + dy * dy) * scale - logWeights[j]
                 if score < bestScore { bestScore = score; best = j }
             }
             parents[i] = Int32(best)
         }
         history![v]!.parents = parents
     }
-    /// The backward kernel's spread in ``graft(_:onto:)``, metres: about a walker's move in one scan.
+    /// The proximity kernel's spread in ``graft(_:onto:)``, metres: about a walker's move in one scan. The smoother's
+    /// Daniş figures were the same within 0.03 m at 0.5, 2 and 4 m (docs/tracking.md, "The smoother through a reset").
     static let graftSpread = 1.0
 
     /// Scales the weights to sum to 1; false when every particle was dropped.

@@ -589,7 +589,8 @@ import LocatorEngine
     /// forward-filtering backward-simulation), so the smoother carries what the later scans say about them back over the
     /// scans before the reset: on esoc-office's field walks of seeds 28 and 50, the ten scans before each reset are
     /// smoothed closer than the filter fixed them. (With no ancestor there, those scans were smoothed by the lost lineages
-    /// alone, and came out as the filter had them: RMSE 14.3 m filtered, 14.3 m smoothed without ancestors, 10.6 m grafted.)
+    /// alone, and came out as the filter had them: RMSE 14.3 m filtered, 14.3 m smoothed without ancestors, 10.6 m grafted;
+    /// the bound, 0.85, lies between the two ratios, 1.00 and 0.74.)
     @Test func theSmootherCarriesAResetBackOverTheScansBeforeIt() throws {
         let scenario = try BundledScenarios.load("esoc-office")
         var filtered: [Double] = [], smoothed: [Double] = []
@@ -619,7 +620,7 @@ import LocatorEngine
             }
         }
         #expect(filtered.count >= 20)
-        #expect(rms(smoothed) < 0.8 * rms(filtered), "before the resets: RMSE \(rms(smoothed)) m smoothed, \(rms(filtered)) m filtered")
+        #expect(rms(smoothed) < 0.85 * rms(filtered), "before the resets: RMSE \(rms(smoothed)) m smoothed, \(rms(filtered)) m filtered")
     }
 
     /// A cloud in the right place seldom counts as lost: on museum-gallery's and esoc-office's field walks of seeds 1–3
