@@ -326,7 +326,7 @@ public enum LocatorInput: Sendable, Hashable {
 /// covariance, and with ``PathLossModel/correlationDistance`` that covariance times what weighing correlated scans as
 /// news leaves out (a new track's first fix states the region above). Measured with `indoorlab coverage --estimator
 /// particle-filter --seeds 5` (the tournament's walks and static points, pooled): 93.7% of fixes when the radio model
-/// is right and the shadowing independent, 94.3% under field impairments, 94.0–94.3% under correlated shadowing
+/// is right and the shadowing independent, 94.3% under field impairments, 93.9–94.4% under correlated shadowing
 /// (walks 91.0–93.5%), the filter regularised after each resampling and part of a lost cloud drawn again; per venue on
 /// walks 89–100% (README, "Honest uncertainty").
 public struct UncertaintyEllipse: Sendable, Hashable {
