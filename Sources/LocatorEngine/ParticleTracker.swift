@@ -338,7 +338,7 @@ package final class ParticleTracker {
             for i in 0..<n { line[i] = i; weights[i] = 0 }
             for v in stride(from: last - 1, through: t, by: -1) {
                 guard let parents = history[v]?.parents else { continue }
-                for i in 0..<n where line[i] >= 0 { line[i] = Int(parents[line[i]]) }   // −1: drawn afresh there
+                for i in 0..<n where line[i] >= 0 { line[i] = Int(parents[line[i]]) }   // −1: no ancestor there
             }
             guard let future = history[last]?.particles else { previous = f.position; continue }
             var total = 0.0
@@ -784,7 +784,6 @@ package final class ParticleTracker {
     /// 0 there. Past ``Settings/lostThreshold`` the cloud counts as lost: particles are drawn afresh after the scan's
     /// report, and the sum starts again once they are (a scan that gives no fit leaves it, and the next scan tries).
     private func noteInnovation(_ innovation: Double, beacons: Int) {
-        guard settings.resetsLostCloud else { return }
         lostEvidence = max(0, lostEvidence + innovation - Double(beacons))
         if lostEvidence > settings.lostThreshold { injectionDue = true }
     }
@@ -985,4 +984,3 @@ package final class ParticleTracker {
         return true
     }
 }
-
