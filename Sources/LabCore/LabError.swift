@@ -33,6 +33,24 @@ public struct InputError: Error, Sendable, CustomStringConvertible, Equatable {
     public var description: String { "\(location): \(message)" }
 }
 
+extension InputError {
+    /// A JSON document in `file` that did not decode as `what` (e.g. "a radio fit"): the field path and what was
+    /// missing or expected, not the decoder's debug text.
+    public init(file: String, decoding error: any Error, as what: String) {
+        func path(_ keys: [any CodingKey]) -> String { keys.map(\.stringValue).joined(separator: ".") }
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            self.init(file: file, field: path(context.codingPath), "not \(what): \(context.debugDescription)")
+        case DecodingError.keyNotFound(let key, let context):
+            self.init(file: file, field: path(context.codingPath + [key]), "not \(what): missing key '\(key.stringValue)'")
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(context.debugDescription.lowercased())")
+        default:
+            self.init(file: file, "not \(what): \(error)")
+        }
+    }
+}
+
 /// As JSON: `{"file", "line", "column", "field", "message"}` (absent keys are unknown), for scripts.
 extension InputError: Encodable {
     enum CodingKeys: String, CodingKey { case file, line, column, field, message }

@@ -64,6 +64,14 @@ public struct RealProtocol: Sendable {
 /// The bundled protocols over the two real datasets of `../shared/datasets` (imported on the fly into
 /// `scratch`, a directory the caller removes).
 public enum RealProtocols {
+    /// Whether `datasets` holds either dataset ``bundled(datasets:scratch:includeMatched:)`` reads (checked before a
+    /// tournament runs, not after).
+    public static func present(in datasets: String) -> Bool {
+        if FileManager.default.fileExists(atPath: datasets + "/uji-ble-geo/dep/geo.csv") { return true }
+        let tracks = (try? FileManager.default.contentsOfDirectory(atPath: datasets + "/danis-ble-tracks/trk")) ?? []
+        return tracks.contains { $0.hasSuffix("_all_sensors.mbd") }
+    }
+
     /// UJI Geotec: calibrated at Tx −4 dBm, scored at −12 and −20 dBm (an unknown offset of about 8 and
     /// 16 dB); and at −4 dBm, calibrated on the even reference points and scored on the odd ones.
     /// Daniş: calibrated on two tracks, scored on the other two, both ways round. With `includeMatched`, also

@@ -8,7 +8,7 @@ import LabEstimators
 /// 1. for n = 3, 4, …: grow the layout greedily by the candidate that covers the most points
 ///    (predicted P90 = 1.517·sqrt(CRLB) ≤ target; ties: lower mean log error), then improve it by
 ///    single swaps until none helps;
-/// 2. from the first n whose prediction meets the target, simulate layouts with the tournament's winner
+/// 2. from the first n whose prediction meets the target, simulate layouts with the library's one-scan fix
 ///    (`draws` scan windows per point) at n, n+1, n+2, n+4, … until one meets the target, then bisect
 ///    between the last count that failed and the first that met it; the answer is a count that meets the
 ///    target in simulation while the count one lower failed (in simulation, or already by the bound);
@@ -53,6 +53,38 @@ public struct Planner: Sendable {
     public let scenario: Scenario
     public let options: Options
     public let model: CoverageModel
+
+    /// Test points a plan or a tune may evaluate (each is simulated `draws` times per layout tried).
+    public static let maximumPoints = 50_000
+    /// Test points × candidate places: the bound's model keeps three numbers per pair (10⁷ pairs is 240 MB).
+    public static let maximumPairs = 10_000_000
+
+    /// Why `pointSpacing` (and `candidateSpacing`, when given) ask for more work than the planner takes, or nil:
+    /// checked before anything is allocated (a spacing of 10⁻⁴ m would ask for 10¹⁰ points).
+    public static func workProblem(_ scenario: Scenario, pointSpacing: Double, candidateSpacing: Double? = nil, mount: Mount = .walls) -> String? {
+        let w = scenario.bounds.width, d = scenario.bounds.height
+        func grid(_ spacing: Double) -> Double { (w / spacing).rounded(.up) * (d / spacing).rounded(.up) }
+        for (name, spacing) in [("--point-spacing", pointSpacing), ("--candidate-spacing", candidateSpacing ?? 1)] {
+            guard spacing >= WorkBudget.minimumTestGrid, spacing.isFinite else {
+                return "\(name) must be at least \(Format.number(WorkBudget.minimumTestGrid)) m, found \(Format.number(spacing))"
+            }
+        }
+        let points = grid(pointSpacing)
+        if points > Double(maximumPoints) {
+            return "--point-spacing \(Format.number(pointSpacing)) m over \(Format.number(w)) × \(Format.number(d)) m is up to \(Format.number(points)) test points; the budget is \(maximumPoints) (use a coarser spacing)"
+        }
+        guard let candidateSpacing else { return nil }
+        // Candidates along walls are far fewer than the grid's; they are counted exactly where the grid bound allows it.
+        guard grid(candidateSpacing) <= Double(maximumPairs) else {
+            return "--candidate-spacing \(Format.number(candidateSpacing)) m over \(Format.number(w)) × \(Format.number(d)) m is too fine (use a coarser spacing)"
+        }
+        let pairs = Double(PlanningGeometry.walkablePoints(scenario, spacing: pointSpacing).count)
+            * Double(PlanningGeometry.candidates(scenario, mount: mount, spacing: candidateSpacing).count)
+        if pairs > Double(maximumPairs) {
+            return "\(Format.number(pairs)) pairs of test points (--point-spacing \(Format.number(pointSpacing)) m) and candidate places (--candidate-spacing \(Format.number(candidateSpacing)) m); the budget is \(maximumPairs) (use a coarser spacing)"
+        }
+        return nil
+    }
 
     public init(scenario: Scenario, options: Options) {
         self.scenario = scenario

@@ -8,7 +8,7 @@ import LabEstimators
 /// any other beacon may move within 4 m on the walkable area. Coordinate descent, in 0.5 m steps until no
 /// move helps, on the figure the result is judged by: the predicted area P90 (the coverage quantile of the
 /// per-point P90 = 1.517·sqrt(CRLB)), ties broken by the mean log of the per-point P90. The tuned layout is
-/// then simulated with the tournament's winner; if its simulated area P90 is worse than the original's,
+/// then simulated with the library's one-scan fix; if its simulated area P90 is worse than the original's,
 /// the original layout is kept and the result says so: tuning never makes the simulated P90 worse.
 public struct Tuner: Sendable {
     public struct Options: Sendable {

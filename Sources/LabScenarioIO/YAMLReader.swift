@@ -118,8 +118,13 @@ struct YAMLMapping {
 
     func required(_ key: String) -> YAMLField? {
         if let f = fields[key], !f.isNull { return f }
-        let path = owner.path.isEmpty ? key : "\(owner.path).\(key)"
-        owner.diagnostics.report(owner.node, path, "missing required field '\(key)'")
+        // The line is the mapping's first: the field is missing from the mapping that starts there. A top-level field
+        // is missing from the whole file, which has no line to point at.
+        if owner.path.isEmpty {
+            owner.diagnostics.report(nil, key, "missing required top-level field '\(key)'")
+        } else {
+            owner.diagnostics.report(owner.node, "\(owner.path).\(key)", "missing required field '\(key)' (in the mapping that starts on this line)")
+        }
         return nil
     }
 

@@ -38,15 +38,7 @@ public enum BaselineFile {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the baselines file") }
         let doc: Document
-        do {
-            doc = try JSONDecoder().decode(Document.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            throw InputError(file: path, field: context.codingPath.map(\.stringValue).joined(separator: "."), "not a baselines file: \(context.debugDescription)")
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw InputError(file: path, field: (context.codingPath + [key]).map(\.stringValue).joined(separator: "."), "missing key '\(key.stringValue)'")
-        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw InputError(file: path, field: context.codingPath.map(\.stringValue).joined(separator: "."), "expected \(context.debugDescription.lowercased())")
-        }
+        do { doc = try JSONDecoder().decode(Document.self, from: data) } catch { throw InputError(file: path, decoding: error, as: "a baselines file") }
         if let recording, doc.recording != recording {
             throw InputError(file: path, field: "recording", "these baselines are of recording '\(abbreviated(doc.recording))', not of '\(abbreviated(recording))' beside them")
         }

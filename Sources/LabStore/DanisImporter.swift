@@ -66,8 +66,14 @@ struct DanisImporter {
     }
 
     func write(to destination: String) throws -> RecordingSummary {
-        for t in tracks where !FileManager.default.fileExists(atPath: t) {
-            throw InputError(file: t, "no such file: expected a Daniş track (*_all_sensors.mbd)")
+        for t in tracks {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: t, isDirectory: &isDirectory) else {
+                throw InputError(file: t, "no such file: expected a Daniş track (*_all_sensors.mbd)")
+            }
+            if isDirectory.boolValue {
+                throw InputError(file: t, "is a directory: expected Daniş track files (*_all_sensors.mbd, e.g. \(t)/*_all_sensors.mbd)")
+            }
         }
         let cnf = configDirectory
         let devPath = cnf + "/tetam.dev", parPath = cnf + "/tetam.par"

@@ -9,6 +9,9 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     case uji
     /// The Daniş et al. annotated tracks: one or more `*_all_sensors.mbd` files.
     case danis
+
+    /// The Tx powers the UJI dataset was measured at, dBm (one per import, ``ImportOptions/txPower``).
+    public static var ujiTxPowers: [Int] { UJIImporter.txPowers.keys.sorted(by: >) }
 }
 
 /// Choices an import needs beyond its files.

@@ -65,7 +65,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         }
         let fit: RadioFit
         do { fit = try LabJSON.decoder().decode(RadioFit.self, from: data) }
-        catch { throw InputError(file: path, "not a radio fit: \(error)") }
+        catch { throw InputError(file: path, decoding: error, as: "a radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')") }
         guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
         guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
         guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }

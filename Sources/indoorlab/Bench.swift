@@ -17,7 +17,7 @@ struct Bench: ParsableCommand {
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
-    @Option(help: "Approximate seconds to spend on each figure.")
+    @Option(parsing: .unconditional, help: "Approximate seconds to spend on each figure.")
     var seconds: Double = 1.0
 
     @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
@@ -29,6 +29,7 @@ struct Bench: ParsableCommand {
 
     func validate() throws {
         guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        if only != nil && skipTournament { throw ValidationError("--skip-tournament and --only do not go together: --only lists the groups that run") }
         _ = try groups()
     }
 

@@ -34,7 +34,28 @@ struct Calibrate: ParsableCommand {
     @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
     var saveFit: String?
 
+    func validate() throws {
+        if let plot { _ = try plotTarget(plot) }
+    }
+
     func run() throws {
+        // Every output is checked before any work: none may be an input (the recording, its baselines file) or
+        // another output.
+        let inputs = [file, BaselineFile.path(forRecording: file)]
+        let plotFiles: [String] = try plot.map { p in
+            let target = try plotTarget(p)
+            return target.formats.map { target.base + "." + $0.fileExtension }
+        } ?? []
+        try reportingInputErrors {
+            for output in plotFiles + (saveFit.map { [$0] } ?? []) {
+                try checkOutput(output, inputs: inputs)
+                // The baselines file is read by name whenever the recording is replayed, even when it is not there yet.
+                if samePath(output, inputs[1]) { throw InputError(file: output, "is the recording's baselines file (read by 'replay'): choose another output") }
+            }
+            if let saveFit, let clash = plotFiles.first(where: { samePath($0, saveFit) }) {
+                throw InputError(file: saveFit, "is also where --plot draws (\(clash)): choose another --save-fit file")
+            }
+        }
         let r = try reportingInputErrors { try RecordingStore.read(path: file) }
         let c: Calibration
         do {
@@ -70,21 +91,17 @@ struct Calibrate: ParsableCommand {
     }
 
 
-    func drawPlot(_ c: Calibration, recording r: Recording, to path: String) throws -> [String] {
+    /// Where --plot draws: the path less its extension, and the formats (.png, .svg, or both without one).
+    func plotTarget(_ path: String) throws -> (base: String, formats: [PlotFormat]) {
         let url = URL(fileURLWithPath: path)
         let ext = url.pathExtension.lowercased()
-        let formats: [PlotFormat]
-        let base: String
-        if let f = PlotFormat(rawValue: ext) {
-            formats = [f]
-            base = url.deletingPathExtension().path
-        } else if ext.isEmpty {
-            formats = [.png, .svg]
-            base = path
-        } else {
-            printError("error: \(path): unknown plot format '.\(ext)'; use .png, .svg, or no extension for both")
-            throw badInputExit
-        }
+        if let f = PlotFormat(rawValue: ext) { return (url.deletingPathExtension().path, [f]) }
+        guard ext.isEmpty else { throw ValidationError("--plot \(path): unknown plot format '.\(ext)'; use .png, .svg, or no extension for both") }
+        return (path, [.png, .svg])
+    }
+
+    func drawPlot(_ c: Calibration, recording r: Recording, to path: String) throws -> [String] {
+        let (base, formats) = try plotTarget(path)
         let figure = CalibrationFigure.make(c, recordingName: r.info.name)
         do {
             return try PlotRenderer.shared.render(figure, to: base, formats: formats)

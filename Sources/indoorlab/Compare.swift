@@ -29,7 +29,7 @@ struct Compare: ParsableCommand {
     /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
     static let maximumSeeds = 200
 
-    @Option(help: "First seed.")
+    @Option(parsing: .unconditional, help: "First seed.")
     var seed: UInt64 = 1
 
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
@@ -46,13 +46,13 @@ struct Compare: ParsableCommand {
     static var nameWidth: Int { (EstimatorKind.allCases.map(\.rawValue.count).max() ?? 0) + 1 }
 
     static func parseConditions(_ text: String) throws -> [SimulationCondition] {
-        try text.split(separator: ",").map {
+        try refusingRepeats(text.split(separator: ",").map {
             let name = $0.trimmingCharacters(in: .whitespaces)
             guard let c = SimulationCondition(rawValue: name) else {
                 throw ValidationError("unknown condition '\(name)'; known: \(SimulationCondition.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return c
-        }
+        }, \.rawValue)
     }
 
     @Flag(help: "Print the leaderboard as JSON.")
@@ -70,6 +70,9 @@ struct Compare: ParsableCommand {
         }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
         guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
+        if let real, !RealProtocols.present(in: real) {
+            throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")
+        }
     }
 
     func run() throws {
@@ -81,10 +84,7 @@ struct Compare: ParsableCommand {
         defer { directories.finish(succeeded: succeeded) }
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
-        // Results, files and figures are keyed by the label: two scenarios with one name would be merged.
-        if let twice = Dictionary(grouping: zip(loaded, paths), by: { $0.0.name }).first(where: { $0.value.count > 1 }) {
-            throw ValidationError("two scenarios are named '\(twice.key)' (\(twice.value.map(\.1).joined(separator: ", "))): results are kept by name, so give each its own 'name'")
-        }
+        try checkDistinctNames(loaded, paths: paths)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
         let start = Date()
         var results = try tournament.run { name, seed in progress.advance(detail: "\(name), seed \(seed)") }
@@ -149,12 +149,12 @@ enum EstimatorList {
     /// Comma-separated names; `all` stands for every estimator.
     static func parse(_ text: String) throws -> [EstimatorKind] {
         if text.trimmingCharacters(in: .whitespaces) == "all" { return EstimatorKind.allCases }
-        return try text.split(separator: ",").map { name in
+        return try refusingRepeats(text.split(separator: ",").map { name in
             guard let k = EstimatorKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("unknown estimator '\(name)'\(didYouMean(String(name), among: EstimatorKind.allCases.map(\.rawValue))); known: \(EstimatorKind.knownNames)")
             }
             return k
-        }
+        }, \.rawValue)
     }
 }
 

@@ -21,7 +21,7 @@ struct Coverage: ParsableCommand {
     @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–10000.")
     var seeds: Int = 5
 
-    @Option(help: "First seed.")
+    @Option(parsing: .unconditional, help: "First seed.")
     var seed: UInt64 = 1
 
     @Option(help: "The estimator whose ellipses are checked (default: offset-learning, the library's one-scan fix; particle-filter for its stream).", transform: EstimatorList.parse)
@@ -30,7 +30,7 @@ struct Coverage: ParsableCommand {
     @Option(help: "Comma-separated conditions: ideal, field. Default: both.", transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal, .field]
 
-    @Option(help: "Decorrelation distance of the correlated-shadowing runs, metres.")
+    @Option(parsing: .unconditional, help: "Decorrelation distance of the correlated-shadowing runs, metres.")
     var correlation: Double = UncertaintyCoverage.defaultCorrelationDistance
 
     @Flag(help: "Print the table as JSON.")
@@ -47,6 +47,7 @@ struct Coverage: ParsableCommand {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
+        try checkDistinctNames(loaded, paths: paths)
         let seedList = (0..<seeds).map { seed &+ UInt64($0) }
         let correlations: [Double?] = [nil, correlation]
         let progress = Progress("coverage", total: loaded.count * conditions.count * correlations.count)
@@ -58,6 +59,10 @@ struct Coverage: ParsableCommand {
                     progress.advance(detail: c.label(s.name))
                 }
             }
+        }
+        if rows.allSatisfy({ $0.fixes == 0 }) {
+            let without = rows.reduce(0) { $0 + $1.withoutEllipse }
+            throw ValidationError("--estimator \(estimator[0].rawValue) stated no uncertainty ellipse (\(without) fixes without one): coverage checks an estimator that states its uncertainty, such as offset-learning or particle-filter")
         }
         if json {
             try writeOutput(jsonString(CoverageReport(estimator: estimator[0].rawValue, level: UncertaintyCoverage.level, seeds: seedList, rows: rows)), to: nil)

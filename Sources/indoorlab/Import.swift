@@ -46,20 +46,20 @@ struct Import: ParsableCommand {
     @Option(help: "lab-csv: scenario (file or bundled name) giving the venue: bounds, radio, rooms, landmarks.")
     var scenario: String?
 
-    @Option(help: "Scan window in seconds: the epoch length of replay (default: the scenario's, else 1).")
+    @Option(parsing: .unconditional, help: "Scan window in seconds: the epoch length of replay (default: the scenario's, else 1).")
     var scanWindow: Double?
 
     @Option(parsing: .unconditional, help: "Radio model P0 (dBm at 1 m) to store (default: the scenario's, else -59; 'calibrate' fits it).")
     var p0: Double?
 
-    @Option(help: "Path-loss exponent to store (default: the scenario's, else 2).")
+    @Option(parsing: .unconditional, help: "Path-loss exponent to store (default: the scenario's, else 2).")
     var exponent: Double?
 
-    @Option(help: "Shadowing σ in dB to store (default: the scenario's, else 4).")
+    @Option(parsing: .unconditional, help: "Shadowing σ in dB to store (default: the scenario's, else 4).")
     var sigma: Double?
 
-    @Option(parsing: .unconditional, help: "uji: the Tx power to import, dBm: -4, -12 or -20.")
-    var txPower: Int = -4
+    @Option(parsing: .unconditional, help: "uji: the Tx power to import, dBm: -4, -12 or -20 (default: -4).")
+    var txPower: Int?
 
     @Flag(help: "uji: also import the obstacle polygons (obs/geo.csv: shelves and pillars) as walls of material shelf or pillar, at 0 dB until 'calibrate --apply' fits each material's loss.")
     var obstacles = false
@@ -77,13 +77,20 @@ struct Import: ParsableCommand {
         if let p0, !p0.isFinite { throw ValidationError("--p0 must be a number") }
         if scenario != nil && format != ImportFormat.labCSV.rawValue { throw ValidationError("--scenario applies to lab-csv only") }
         if obstacles && format != ImportFormat.uji.rawValue { throw ValidationError("--obstacles applies to uji only") }
+        if let txPower {
+            guard format == ImportFormat.uji.rawValue else { throw ValidationError("--tx-power applies to uji only") }
+            guard ImportFormat.ujiTxPowers.contains(txPower) else {
+                throw ValidationError("--tx-power must be one of UJI's Tx powers, \(ImportFormat.ujiTxPowers.map(String.init).joined(separator: ", ")) dBm; found \(txPower)")
+            }
+        }
+        if config != nil && format != ImportFormat.danis.rawValue { throw ValidationError("--config applies to danis only") }
     }
 
     func run() throws {
         let fmt = ImportFormat(rawValue: format)!
         let s = try scenario.map { try loadScenario($0) }
         var options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
-                                    scenario: s, txPower: txPower, configDirectory: config, created: creationDate())
+                                    scenario: s, txPower: txPower ?? -4, configDirectory: config, created: creationDate())
         options.obstacles = obstacles
         let start = DispatchTime.now().uptimeNanoseconds
         let summary = try reportingInputErrors {

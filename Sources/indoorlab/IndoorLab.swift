@@ -11,9 +11,19 @@ struct IndoorLab: ParsableCommand {
             printError("error: unknown command '\(first)'\(didYouMean(first, among: names)); commands: \(names.dropLast().joined(separator: ", ")) (see indoorlab --help)")
             exit(withError: ExitCode(64))
         }
+        var command: any ParsableCommand
+        do { command = try parseAsRoot() } catch { exit(withError: error) }
         do {
-            var command = try parseAsRoot()
-            try reportingInputErrors { try command.run() }
+            try reportingInputErrors {
+                try command.run()
+                try flushStandardOutput()
+            }
+        } catch let e as ValidationError {
+            // A usage error found while running (two scenarios with one name, a --real without datasets): that
+            // command's usage, as for one found while parsing.
+            let sub = type(of: command)
+            printError("Error: \(e.message)\nUsage: \(usageString(for: sub))\n  See 'indoorlab \(sub._commandName) --help' for more information.")
+            exit(withError: ExitCode.validationFailure)
         } catch {
             exit(withError: error)
         }

@@ -12,7 +12,7 @@ struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find the fewest beacons, and their places, that reach a P90 error target over the rooms.",
         discussion: """
-        Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each promising layout by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)). The area P90 is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
+        Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each promising layout by simulation with the library's one-scan fix (\(EstimatorKind.shipped.rawValue), the best snapshot estimator: each test point is one scan; the tournament's winner, the particle filter, tracks walks). The area P90 is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
 
         Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and <scenario>-plan-map (PNG and SVG) in --plots. Exit code 0 when the target is met, 1 when it cannot be (the best layout found is still reported and written), 2 on bad input.
 
@@ -22,25 +22,25 @@ struct Plan: ParsableCommand {
     @Argument(help: "Scenario file or bundled name.")
     var scenario: String
 
-    @Option(name: .customLong("target-p90"), help: "Target P90 error, metres.")
+    @Option(name: .customLong("target-p90"), parsing: .unconditional, help: "Target P90 error, metres.")
     var targetP90: Double
 
-    @Option(help: "Share of the walkable area (0–1] that must meet the target.")
+    @Option(parsing: .unconditional, help: "Share of the walkable area (0–1] that must meet the target.")
     var coverage: Double = 0.9
 
     @Option(help: "Where beacons may go: walls (walls and room edges) or grid (anywhere in the rooms).")
     var mount: Mount = .walls
 
-    @Option(help: "Spacing of candidate beacon positions, metres.")
+    @Option(parsing: .unconditional, help: "Spacing of candidate beacon positions, metres.")
     var candidateSpacing: Double = 2
 
-    @Option(help: "Spacing of the walkable test points, metres.")
+    @Option(parsing: .unconditional, help: "Spacing of the walkable test points, metres.")
     var pointSpacing: Double = 1.5
 
-    @Option(help: "Give up above this many beacons.")
+    @Option(parsing: .unconditional, help: "Give up above this many beacons.")
     var maxBeacons: Int = 40
 
-    @Option(help: "Simulated scan windows per test point when confirming a layout.")
+    @Option(parsing: .unconditional, help: "Simulated scan windows per test point when confirming a layout.")
     var draws: Int = 20
 
     @OptionGroup var seed: SeedOptions
@@ -64,6 +64,9 @@ struct Plan: ParsableCommand {
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
+        if let problem = Planner.workProblem(s, pointSpacing: pointSpacing, candidateSpacing: candidateSpacing, mount: mount) {
+            throw ValidationError(problem)
+        }
         try checkOutput(output, inputs: [path])
         let directories = try reportingInputErrors { try OutputDirectories([("--plots", plots)]) }
         var succeeded = false

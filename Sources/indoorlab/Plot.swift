@@ -32,15 +32,16 @@ struct Plot: ParsableCommand {
           all          cdf, map, heatmap, crlb, error-time, track per scenario,
                        cdf per real protocol, and the leaderboard
           offset-learning
-                       simulates, takes no --results: the shipped estimator
-                       learning an unknown phone offset scan by scan along a
-                       walk of --scenario (default museum-gallery), one walk
-                       per seed; --offset (default 15 dB; negative: --offset=-15),
-                       --runs, --scans, --all-impairments, --json
+                       simulates, takes no --results: the library's one-scan
+                       fix (offset-learning) learning an unknown phone offset
+                       scan by scan along a walk of --scenario (default
+                       museum-gallery), one walk per seed; --offset (default
+                       15 dB; negative: --offset -15), --runs, --scans,
+                       --all-impairments, --json
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
         Examples: indoorlab plot map --results out/compare --scenario museum-gallery
                   indoorlab plot track --results out/compare --scenario killian-court@field --estimator particle-filter
-                  indoorlab plot offset-learning --offset=-15 --scenario smart-home
+                  indoorlab plot offset-learning --offset -15 --scenario smart-home
         """)
 
     @Argument(help: "cdf, map, heatmap, crlb, error-time, track, leaderboard, all or offset-learning.")
@@ -59,25 +60,25 @@ struct Plot: ParsableCommand {
     @Option(help: "heatmap: whose error; track: whose track (default: the leaderboard's winner).", transform: { try EstimatorList.parse($0) })
     var estimator: [EstimatorKind]?
 
-    @Option(help: "map, error-time, track: the seed whose fixes are drawn (default: the run's first seed); offset-learning: the first seed (default 1).")
+    @Option(parsing: .unconditional, help: "map, error-time, track: the seed whose fixes are drawn (default: the run's first seed); offset-learning: the first seed (default 1).")
     var seed: UInt64?
 
     @Option(help: "map, error-time, track, offset-learning: the walk (default: the scenario's first walk).")
     var walk: String?
 
-    @Option(help: "offset-learning: the phone's true offset, dB.")
+    @Option(parsing: .unconditional, help: "offset-learning: the phone's true offset, dB.")
     var offset: Double = 15
 
     @Flag(help: "offset-learning: every field impairment of the scenario on, not the offset alone (what is learned is then the apparent offset).")
     var allImpairments = false
 
-    @Option(help: "offset-learning: walks (seeds --seed, --seed + 1, …).")
+    @Option(parsing: .unconditional, help: "offset-learning: walks (seeds --seed, --seed + 1, …).")
     var runs: Int = 10
 
-    @Option(help: "offset-learning: scans per walk.")
+    @Option(parsing: .unconditional, help: "offset-learning: scans per walk.")
     var scans: Int = 60
 
-    @Flag(help: "offset-learning: also print the curves as JSON.")
+    @Flag(help: "offset-learning: also print the curves as JSON (then standard output is the JSON alone, and the figures' paths go to standard error).")
     var json = false
 
     @Option(name: .customLong("out-dir"), help: "Directory for the figures.")
@@ -119,7 +120,8 @@ struct Plot: ParsableCommand {
         var succeeded = false
         defer { directories.finish(succeeded: succeeded) }
         do {
-            for path in try reportingInputErrors(draw) { print(path) }
+            // With --json, standard output is the JSON alone; the figures' paths go to standard error.
+            for path in try reportingInputErrors(draw) { if json { printError(path) } else { print(path) } }
             succeeded = true
         } catch let e as PlotError {
             printError("error: \(e)")

@@ -13,7 +13,8 @@ let busyExit = ExitCode(3)
 
 /// Prints an error to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+    // Nowhere left to report a failure to write the report: it is dropped (the exit code still tells).
+    try? FileHandle.standardError.write(contentsOf: Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
 }
 
 /// Loads a scenario by path or bundled name; prints every problem and exits with code 2 on bad input.
@@ -50,10 +51,47 @@ func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
 /// standard output when path is nil or "-".
 func writeOutput(_ text: String, to path: String?, inputs: [String] = []) throws {
     guard let path, path != "-" else {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        fflush(nil)   // what print(_:) buffered goes first
+        do { try FileHandle.standardOutput.write(contentsOf: Data(text.utf8)) } catch { throw standardOutputError(errno) }
         return
     }
     try OutputFile.write(Data(text.utf8), to: path, inputs: inputs)
+}
+
+/// Standard output could not take what was written (a full disk, a closed pipe): bad output, exit code 2, not a
+/// success whose output was lost.
+func standardOutputError(_ code: Int32) -> InputError {
+    InputError(file: "standard output", "could not be written (\(String(cString: strerror(code)))): the output is incomplete")
+}
+
+/// Flushes what `print` buffered (every C stream: standard output is the one a command writes) and throws
+/// ``standardOutputError(_:)`` when it could not be written (checked once, as the command ends; glibc keeps what it
+/// could not write and tries it again here).
+func flushStandardOutput() throws {
+    if fflush(nil) != 0 { throw standardOutputError(errno) }
+}
+
+/// `items` as given, or a usage error naming the first one listed twice (`--conditions ideal,ideal` would run and
+/// report everything twice, and results are kept by name).
+func refusingRepeats<T>(_ items: [T], _ name: (T) -> String) throws -> [T] {
+    var seen = Set<String>()
+    for item in items where !seen.insert(name(item)).inserted {
+        throw ValidationError("'\(name(item))' is listed twice")
+    }
+    return items
+}
+
+/// Refuses scenarios that share a name (the same file given twice, or two files with one `name`): results, files
+/// and figures are keyed by it, so they would be merged.
+func checkDistinctNames(_ loaded: [Scenario], paths: [String]) throws {
+    if let twice = Dictionary(grouping: zip(loaded, paths), by: { $0.0.name }).first(where: { $0.value.count > 1 }) {
+        throw ValidationError("two scenarios are named '\(twice.key)' (\(twice.value.map(\.1).joined(separator: ", "))): results are kept by name, so give each its own 'name' (or list each scenario once)")
+    }
+}
+
+/// Whether two paths name the same file: the same file on disk, or (not yet written) the same absolute path.
+func samePath(_ a: String, _ b: String) -> Bool {
+    OutputFile.isSameFile(a, b) || URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
 }
 
 /// Refuses, before any work, an output that is one of the command's inputs.
@@ -64,7 +102,7 @@ func checkOutput(_ path: String?, inputs: [String]) throws {
 
 /// Options shared by every command that draws random numbers.
 struct SeedOptions: ParsableArguments {
-    @Option(help: "Seed for every random draw; the same seed gives byte-identical output.")
+    @Option(parsing: .unconditional, help: "Seed for every random draw; the same seed gives byte-identical output.")
     var seed: UInt64 = 1
 }
 

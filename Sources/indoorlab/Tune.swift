@@ -11,7 +11,7 @@ struct Tune: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Move a scenario's beacons along their mounts to lower the error; report before and after.",
         discussion: """
-        Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the Cramér–Rao bound; the result is checked by simulation with the tournament's winner (\(EstimatorKind.shipped.rawValue)), and if the simulated area P90 got worse the original layout is kept (and the output says so).
+        Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the Cramér–Rao bound; the result is checked by simulation with the library's one-scan fix (\(EstimatorKind.shipped.rawValue), the best snapshot estimator: each test point is one scan), and if the simulated area P90 got worse the original layout is kept (and the output says so).
 
         Example: indoorlab tune museum-gallery -o out/museum-tuned.yaml
         """)
@@ -19,10 +19,10 @@ struct Tune: ParsableCommand {
     @Argument(help: "Scenario file or bundled name.")
     var scenario: String
 
-    @Option(help: "Move at most this many beacons (the ones whose moves help most).")
+    @Option(parsing: .unconditional, help: "Move at most this many beacons (the ones whose moves help most).")
     var beacons: Int?
 
-    @Option(help: "Simulated scan windows per test point for the before/after check.")
+    @Option(parsing: .unconditional, help: "Simulated scan windows per test point for the before/after check.")
     var draws: Int = 20
 
     @OptionGroup var seed: SeedOptions

@@ -25,8 +25,10 @@ struct Validate: ParsableCommand {
             let path = BundledScenarios.resolve(f)
             do {
                 let s = try BundledScenarios.load(f)   // a bare name that is no bundled scenario says where it looked
-                let summary = "\(s.name): \(s.beacons.count) beacons, \(s.rooms.count) rooms, \(s.walls.count) walls, "
-                    + "\(s.landmarks.count) landmarks, \(s.checkpoints.count) checkpoints, \(s.walks.count) walks"
+                func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+                let summary = "\(s.name): " + [count(s.beacons.count, "beacon"), count(s.rooms.count, "room"), count(s.walls.count, "wall"),
+                                               count(s.landmarks.count, "landmark"), count(s.checkpoints.count, "checkpoint"),
+                                               count(s.walks.count, "walk")].joined(separator: ", ")
                 results.append(FileResult(file: path, valid: true, errors: [], summary: summary))
             } catch let e as InputErrors {
                 results.append(FileResult(file: path, valid: false, errors: e.errors, summary: nil))

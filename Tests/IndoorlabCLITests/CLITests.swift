@@ -6,7 +6,7 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 struct Run { var status: Int32; var stdout: String; var stderr: String }
 
 /// Runs the built `indoorlab` binary (the test target depends on it, so it is built first).
-func indoorlab(_ args: [String], cwd: URL = root) throws -> Run {
+func indoorlab(_ args: [String], cwd: URL = root, standardOutputTo device: String? = nil) throws -> Run {
     let p = Process()
     p.executableURL = root.appendingPathComponent(".build/debug/indoorlab")
     p.arguments = args
@@ -17,7 +17,7 @@ func indoorlab(_ args: [String], cwd: URL = root) throws -> Run {
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outURL); try? FileManager.default.removeItem(at: errURL) }
-    p.standardOutput = try FileHandle(forWritingTo: outURL)
+    p.standardOutput = try device.map { try FileHandle(forWritingTo: URL(fileURLWithPath: $0)) } ?? FileHandle(forWritingTo: outURL)
     p.standardError = try FileHandle(forWritingTo: errURL)
     try p.run()
     p.waitUntilExit()
@@ -380,6 +380,67 @@ func temporaryDirectory() throws -> URL {
         let r = try indoorlab(["simualte", "open-hall"])
         #expect(r.status == 64)
         #expect(r.stderr.contains("unknown command 'simualte' (did you mean 'simulate'?)"), "\(r.stderr)")
+    }
+
+    /// Standard output on a full disk: exit 2 and a line saying the output is incomplete, not a crash and not 0.
+    @Test func aFullDiskOnStandardOutputIsAnErrorNotACrash() throws {
+        for args in [["validate", "open-hall", "--json"], ["simulate", "open-hall"], ["validate", "open-hall"]] {
+            let r = try indoorlab(args, standardOutputTo: "/dev/full")
+            #expect(r.status == 2, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.contains("standard output: could not be written (No space left on device)"), "\(args): \(r.stderr)")
+            #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("crashed"), "\(args): \(r.stderr)")
+        }
+    }
+
+    /// A condition, estimator or scenario listed twice is a usage error (each would be run and reported twice, and
+    /// results are kept by name), with the command's own usage line.
+    @Test func aListedTwiceIsRefused() throws {
+        let conditions = try indoorlab(["compare", "open-hall", "--seeds", "1", "--conditions", "ideal,ideal"])
+        #expect(conditions.status == 64 && conditions.stderr.contains("'ideal' is listed twice"), "\(conditions.stderr)")
+        let estimators = try indoorlab(["coverage", "open-hall", "--seeds", "1", "--estimator", "centroid,centroid"])
+        #expect(estimators.status == 64 && estimators.stderr.contains("'centroid' is listed twice"), "\(estimators.stderr)")
+        let scenarios = try indoorlab(["coverage", "open-hall", "open-hall", "--seeds", "1"])
+        #expect(scenarios.status == 64 && scenarios.stderr.contains("two scenarios are named 'open-hall'"), "\(scenarios.stderr)")
+        #expect(scenarios.stderr.contains("Usage: indoorlab coverage"), "\(scenarios.stderr)")
+        for r in [conditions, estimators, scenarios] { #expect(r.stdout.isEmpty) }
+    }
+
+    /// Options that cannot work are refused before any work, with exit 64: a spacing that asks for billions of
+    /// test points, an estimator that states no ellipse for coverage, options that contradict each other or do not
+    /// apply to the format, a --real directory without the datasets.
+    @Test func impossibleOptionsAreUsageErrors() throws {
+        let tiny = try indoorlab(["plan", "open-hall", "--target-p90", "2", "--point-spacing", "0.0001"])
+        #expect(tiny.status == 64 && tiny.stderr.contains("--point-spacing must be at least 0.1 m"), "\(tiny.stderr)")
+        let fine = try indoorlab(["plan", "open-hall", "--target-p90", "2", "--point-spacing", "0.2", "--candidate-spacing", "0.1"])
+        #expect(fine.status == 64 && fine.stderr.contains("the budget is 10000000"), "\(fine.stderr)")
+        let centroid = try indoorlab(["coverage", "open-hall", "--seeds", "1", "--conditions", "ideal", "--estimator", "centroid"])
+        #expect(centroid.status == 64 && centroid.stderr.contains("stated no uncertainty ellipse"), "\(centroid.stderr)")
+        #expect(centroid.stdout.isEmpty)
+        let both = try indoorlab(["bench", "--only", "locator", "--skip-tournament"])
+        #expect(both.status == 64 && both.stderr.contains("do not go together"), "\(both.stderr)")
+        let power = try indoorlab(["import", "--format", "danis", "x.mbd", "-o", "/tmp/never.sqlite", "--tx-power", "-12"])
+        #expect(power.status == 64 && power.stderr.contains("--tx-power applies to uji only"), "\(power.stderr)")
+        let odd = try indoorlab(["import", "--format", "uji", "x", "-o", "/tmp/never.sqlite", "--tx-power", "-5"])
+        #expect(odd.status == 64 && odd.stderr.contains("-4, -12, -20"), "\(odd.stderr)")
+        let real = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", "/nonexistent"])
+        #expect(real.status == 64 && real.stderr.contains("found neither") && real.stdout.isEmpty, "\(real.stderr)")
+    }
+
+    /// A negative number is read as the option's value ("--seed -5" is an invalid seed, "--offset -15" a weak
+    /// phone), not as a missing value followed by an unknown option.
+    @Test func aNegativeNumberIsAnOptionsValue() throws {
+        let seed = try indoorlab(["simulate", "open-hall", "--seed", "-5"])
+        #expect(seed.status == 64 && seed.stderr.contains("The value '-5' is invalid for '--seed <seed>'"), "\(seed.stderr)")
+        let target = try indoorlab(["plan", "open-hall", "--target-p90", "-1"])
+        #expect(target.status == 64 && target.stderr.contains("--target-p90 must be positive"), "\(target.stderr)")
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let weak = try indoorlab(["plot", "offset-learning", "--offset", "-15", "--runs", "1", "--scans", "3", "--json", "--out-dir", dir.path])
+        #expect(weak.status == 0, "\(weak.stderr)")
+        // With --json, standard output is the JSON alone (the figures' paths go to standard error).
+        let curve = try #require(try JSONSerialization.jsonObject(with: Data(weak.stdout.utf8)) as? [String: Any])
+        #expect((curve["offset"] as? Double) == -15)
+        #expect(weak.stderr.contains("offset-learning.png"))
     }
 
     @Test func aNegativeCountIsANumberOutOfRange() throws {

@@ -68,7 +68,14 @@ func errors(_ yaml: String) -> [String] {
 
     @Test func missingFieldIsNamed() {
         let e = errors(validYAML.replacingOccurrences(of: "{id: B2, position: [9, 1], p0: -62}", with: "{id: B2, p0: -62}"))
-        #expect(e.contains { $0.contains("beacons[1].position: missing required field 'position'") })
+        #expect(e.contains { $0.contains("beacons[1].position: missing required field 'position' (in the mapping that starts on this line)") })
+    }
+
+    /// A top-level field missing (a truncated file) is missing from the whole file: no line is named, since the
+    /// first key's line, where the top mapping starts, would point at an unrelated field.
+    @Test func aMissingTopLevelFieldNamesNoLine() {
+        let e = errors("name: t\nbounds: {width: 10, depth: 10}\n")
+        #expect(e.contains("test.yaml: beacons: missing required top-level field 'beacons'"), "\(e)")
     }
 
     @Test func wrongTypeSaysWhatWasExpected() {

@@ -97,6 +97,32 @@ import LabScenarioIO
         #expect(!FileManager.default.fileExists(atPath: dir + "/x.sqlite"))
     }
 
+    /// No output of calibrate may replace its recording, the recording's baselines file (read by name whenever the
+    /// recording is replayed, so refused even before it exists) or another output; an unknown plot format is a
+    /// usage error found before the fit is printed.
+    @Test func calibrateNeverWritesOverItsInputsOrItself() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/hall.sqlite"
+        #expect(try indoorlab(["record", "open-hall", "--walk", "loop", "--seed", "2", "-o", file]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+        let over = try indoorlab(["calibrate", file, "--save-fit", file])
+        #expect(over.status == 2 && over.stderr.contains("is also an input"), "\(over.stderr)")
+        let sidecar = try indoorlab(["calibrate", file, "--save-fit", dir + "/hall.baselines.json"])
+        #expect(sidecar.status == 2 && sidecar.stderr.contains("baselines file"), "\(sidecar.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/hall.baselines.json"))
+        let clash = try indoorlab(["calibrate", file, "--plot", dir + "/x", "--save-fit", dir + "/x.png"])
+        #expect(clash.status == 2 && clash.stderr.contains("is also where --plot draws"), "\(clash.stderr)")
+        for r in [over, sidecar, clash] { #expect(r.stdout.isEmpty, "work was done before the refusal: \(r.stdout)") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+        let gif = try indoorlab(["calibrate", file, "--plot", dir + "/x.gif"])
+        #expect(gif.status == 64 && gif.stderr.contains("unknown plot format '.gif'") && gif.stdout.isEmpty, "\(gif.stderr)")
+        // A fit file that is not one names the missing key, not the decoder's internals.
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: dir + "/empty-fit.json"))
+        let empty = try indoorlab(["replay", file, "--radio", dir + "/empty-fit.json"])
+        #expect(empty.status == 2 && empty.stderr.contains("missing key 'p0'") && !empty.stderr.contains("CodingKeys"), "\(empty.stderr)")
+    }
+
     @Test func calibratePrintsARadioBlockAndDrawsThePlot() throws {
         let dir = try temporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(atPath: dir) }
