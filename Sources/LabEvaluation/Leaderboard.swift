@@ -27,8 +27,8 @@ extension ScenarioScore {
 }
 
 extension Leaderboard {
-    /// The best eligible snapshot estimator (each fix from its own scan): the library's one-scan fix when a tracker
-    /// wins.
+    /// The best eligible snapshot estimator (each fix from its own scan). Over the whole tournament, when a tracker
+    /// wins, it is the library's one-scan fix (``EstimatorKind/shipped``); a run over fewer estimators may name another.
     public var bestSnapshot: EstimatorKind? {
         overall.first { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }?.estimator
     }

@@ -185,7 +185,9 @@ enum LeaderboardTable {
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
         if let w = b.winner, w.inputs.uses.contains(.motion), let snapshot = b.bestSnapshot {
-            out += "best snapshot estimator (each fix from its own scan; the library's one-scan fix): \(snapshot.rawValue)\n"
+            // The library's one-scan fix is always the shipped estimator; the run's best snapshot is it only when it won.
+            let shipped = snapshot == .shipped ? "; the library's one-scan fix" : ""
+            out += "best snapshot estimator (each fix from its own scan\(shipped)): \(snapshot.rawValue)\n"
         }
         out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
         return out

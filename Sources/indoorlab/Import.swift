@@ -90,7 +90,7 @@ struct Import: ParsableCommand {
         let fmt = ImportFormat(rawValue: format)!
         let s = try scenario.map { try loadScenario($0) }
         var options = ImportOptions(name: name, notes: notes, scanWindow: scanWindow, p0: p0, exponent: exponent, sigma: sigma,
-                                    scenario: s, txPower: txPower ?? -4, configDirectory: config, created: creationDate())
+                                    scenario: s, txPower: txPower ?? -4, configDirectory: config, created: try creationDate())
         options.obstacles = obstacles
         let start = DispatchTime.now().uptimeNanoseconds
         let summary = try reportingInputErrors {

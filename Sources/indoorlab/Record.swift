@@ -54,7 +54,7 @@ struct Record: ParsableCommand {
         }
         let yaml = try? String(contentsOfFile: path, encoding: .utf8)
         let recording = try SimulatedRecording.make(scenario: s, walk: w, seed: seed.seed, scenarioYAML: yaml, name: name, notes: notes,
-                                                created: creationDate())
+                                                created: try creationDate())
         let summary = try reportingInputErrors { try RecordingStore.write(recording, to: output) }
         print(RecordingSummaryText.line(summary))
     }

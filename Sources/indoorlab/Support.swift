@@ -24,9 +24,13 @@ func loadScenario(_ nameOrPath: String) throws -> Scenario {
 
 /// The creation time stored in new recordings: `$SOURCE_DATE_EPOCH` (seconds) when set, for byte-identical
 /// files from the same inputs (the reproducible-builds convention); otherwise now.
-func creationDate() -> Date {
-    if let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], let t = TimeInterval(s) { return Date(timeIntervalSince1970: t) }
-    return Date()
+/// A malformed value is bad input (the reproducible-builds specification asks for an error, not the clock).
+func creationDate() throws -> Date {
+    guard let s = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] else { return Date() }
+    guard let t = Int64(s.trimmingCharacters(in: .whitespaces)), t >= 0 else {
+        throw InputError(file: "environment", field: "SOURCE_DATE_EPOCH", "expected a whole number of seconds since 1970-01-01 UTC, found '\(abbreviated(s))'")
+    }
+    return Date(timeIntervalSince1970: TimeInterval(t))
 }
 
 

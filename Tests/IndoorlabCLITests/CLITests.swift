@@ -6,8 +6,9 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 struct Run { var status: Int32; var stdout: String; var stderr: String }
 
 /// Runs the built `indoorlab` binary (the test target depends on it, so it is built first).
-func indoorlab(_ args: [String], cwd: URL = root, standardOutputTo device: String? = nil) throws -> Run {
+func indoorlab(_ args: [String], cwd: URL = root, standardOutputTo device: String? = nil, environment: [String: String] = [:]) throws -> Run {
     let p = Process()
+    if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     p.executableURL = root.appendingPathComponent(".build/debug/indoorlab")
     p.arguments = args
     p.currentDirectoryURL = cwd
@@ -441,6 +442,19 @@ func temporaryDirectory() throws -> URL {
         let curve = try #require(try JSONSerialization.jsonObject(with: Data(weak.stdout.utf8)) as? [String: Any])
         #expect((curve["offset"] as? Double) == -15)
         #expect(weak.stderr.contains("offset-learning.png"))
+    }
+
+    /// A malformed SOURCE_DATE_EPOCH is bad input (the reproducible-builds specification asks for an error), not
+    /// silently the clock: no recording is written.
+    @Test func aMalformedSourceDateEpochIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("r.sqlite").path
+        let r = try indoorlab(["record", "open-hall", "--walk", "loop", "-o", out], environment: ["SOURCE_DATE_EPOCH": "abc"])
+        #expect(r.status == 2 && r.stderr.contains("SOURCE_DATE_EPOCH: expected a whole number of seconds"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let ok = try indoorlab(["record", "open-hall", "--walk", "loop", "-o", out], environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        #expect(ok.status == 0, "\(ok.stderr)")
     }
 
     @Test func aNegativeCountIsANumberOutOfRange() throws {
