@@ -64,8 +64,8 @@ public struct Planner: Sendable {
     public static func workProblem(_ scenario: Scenario, pointSpacing: Double, candidateSpacing: Double? = nil, mount: Mount = .walls) -> String? {
         let w = scenario.bounds.width, d = scenario.bounds.height
         func grid(_ spacing: Double) -> Double { (w / spacing).rounded(.up) * (d / spacing).rounded(.up) }
-        for (name, spacing) in [("--point-spacing", pointSpacing), ("--candidate-spacing", candidateSpacing ?? 1)] {
-            guard spacing >= WorkBudget.minimumTestGrid, spacing.isFinite else {
+        for (name, spacing) in [("--point-spacing", pointSpacing), ("--candidate-spacing", candidateSpacing)] {
+            if let spacing, !(spacing >= WorkBudget.minimumTestGrid && spacing.isFinite) {
                 return "\(name) must be at least \(Format.number(WorkBudget.minimumTestGrid)) m, found \(Format.number(spacing))"
             }
         }

@@ -139,7 +139,7 @@ public struct RunManifest: Codable, Sendable {
             throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
         }
         do { return try LabJSON.decoder().decode(RunManifest.self, from: data) }
-        catch { throw InputError(file: path, "not a valid run manifest: \(error)") }
+        catch { throw InputError(file: path, decoding: error, as: "a valid run manifest") }
     }
 }
 
@@ -167,7 +167,7 @@ public enum ResultsDirectory {
             throw InputError(file: path, "cannot read the √CRLB map (written by 'indoorlab compare --out \(directory)')")
         }
         do { return try LabJSON.decoder().decode(BoundMap.self, from: data) }
-        catch { throw InputError(file: path, "not a valid √CRLB map: \(error)") }
+        catch { throw InputError(file: path, decoding: error, as: "a valid √CRLB map") }
     }
 }
 
