@@ -37,7 +37,7 @@ public func abbreviated(_ text: String, limit: Int = 60) -> String {
 public func createDirectories(_ dir: String, created: inout [String]) -> String? {
     var st = stat()
     if stat(dir, &st) == 0 { return (st.st_mode & S_IFMT) == S_IFDIR ? nil : "\(dir) is not a directory" }
-    let parent = (dir as NSString).deletingLastPathComponent
+    let parent = parentPath(dir)
     if !parent.isEmpty && parent != dir, let problem = createDirectories(parent, created: &created) { return problem }
     if mkdir(dir, 0o777) != 0 {
         if errno != EEXIST { return "\(dir): \(String(cString: strerror(errno)))" }
@@ -45,6 +45,18 @@ public func createDirectories(_ dir: String, created: inout [String]) -> String?
         created.append(dir)
     }
     return nil
+}
+
+/// The directory part of `path`, as `dirname` gives it but "" for a bare name: "a/b/" → "a", "/a" → "/", "b" → "".
+/// Foundation's `NSString.deletingLastPathComponent` traps on a one-character path ("q") in swift-corelibs-foundation
+/// (Swift 6.3), so paths a user types are taken apart here.
+public func parentPath(_ path: String) -> String {
+    var p = Substring(path)
+    while p.count > 1 && p.hasSuffix("/") { p = p.dropLast() }
+    guard let slash = p.lastIndex(of: "/") else { return "" }
+    var parent = p[..<slash]
+    while parent.count > 1 && parent.hasSuffix("/") { parent = parent.dropLast() }
+    return parent.isEmpty ? "/" : String(parent)
 }
 
 /// Removes directories ``createDirectories(_:created:)`` made (`created`, parents first) once a write that

@@ -95,6 +95,10 @@ public struct ScalarField: Sendable {
             r = range
             let n = max(levels, 2)
             edges = (0...n).map { range.lowerBound + (range.upperBound - range.lowerBound) * Double($0) / Double(n) }
+        } else if finite.isEmpty {
+            // Nothing to scale (every value missing or above any range): a nominal bar, not drawn.
+            r = 0...1
+            edges = [0, 0.5, 1]
         } else {
             let lo = min(0, finite.first ?? 0)
             let p98 = SortedSample(alreadySorted: finite).quantile(0.98)
@@ -103,6 +107,8 @@ public struct ScalarField: Sendable {
             if ((p98 - lo) / step).rounded(.up) > 12 { step = Axis.niceStep(step * 1.01) }
             var hi = lo + (max(p98 - lo, step) / step).rounded(.up) * step
             if !(hi > lo) { hi = lo + 1 }
+            // At least two bands: PLplot colours band i of n at i / (n − 1), NaN for one band.
+            if ((hi - lo) / step).rounded() < 2 { hi = lo + 2 * step }
             r = lo...hi
             let n = Int(((hi - lo) / step).rounded())
             edges = (0...n).map { lo + Double($0) * step }
@@ -112,6 +118,8 @@ public struct ScalarField: Sendable {
     }
 
     var hasMissing: Bool { values.contains(where: \.isNaN) }
+    /// Whether any value has a colour (else no colour bar is drawn).
+    var hasColors: Bool { values.contains { !$0.isNaN } }
     static let missingColor = PlotColor(hex: 0xBDBDBD)
 }
 
@@ -214,7 +222,7 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
         c.box(x: "bcnst", y: "bcnstv")
         c.axisLabels(x: "x (m)", y: "y (m)", yDisp: Axis.labelDisplacement(world.minY...world.maxY))
 
-        if let field {
+        if let field, field.hasColors {
             let (range, above, edges) = field.colorRange
             c.useSequentialColorMap()
             let levels: [Double]?
@@ -250,6 +258,17 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
             }
         case .grid(let rect, let nx, let ny):
             guard nx >= 2, ny >= 2, field.values.count == nx * ny else { return }
+            // A missing node's cell is grey (the shading below leaves it unfilled).
+            let dx = rect.width / Double(nx - 1), dy = rect.height / Double(ny - 1)
+            c.pen(ScalarField.missingColor)
+            for iy in 0..<ny {
+                for ix in 0..<nx where field.values[iy * nx + ix].isNaN {
+                    let x = rect.minX + Double(ix) * dx, y = rect.minY + Double(iy) * dy
+                    let x0 = max(rect.minX, x - dx / 2), x1 = min(rect.maxX, x + dx / 2)
+                    let y0 = max(rect.minY, y - dy / 2), y1 = min(rect.maxY, y + dy / 2)
+                    c.fill([x0, x1, x1, x0], [y0, y0, y1, y1])
+                }
+            }
             let top = range.upperBound - span * 1e-6
             var matrix = [[Double]](repeating: [Double](repeating: 0, count: ny), count: nx)
             for iy in 0..<ny {

@@ -295,12 +295,15 @@ public enum ResultFigures {
 
     // MARK: crlb
 
-    /// √CRLB over the floorplan from a saved ``BoundMap`` (metres, √ of trace(F⁻¹)); +∞ where the
-    /// beacons expected to be heard give no 2-D fix.
+    /// √CRLB over the floorplan from a saved ``BoundMap`` (metres, √ of trace(F⁻¹)); grey where the beacons
+    /// expected to be heard give no 2-D fix (the map's +∞).
     public static func crlb(scenario s: Scenario, map: BoundMap) -> FloorplanFigure {
-        let field = ScalarField(layout: .grid(map.bounds, nx: map.nx, ny: map.ny), values: map.values, label: "√CRLB (m)")
+        let values = map.values.map { $0 == .infinity ? Double.nan : $0 }
+        let field = ScalarField(layout: .grid(map.bounds, nx: map.nx, ny: map.ny), values: values, label: "√CRLB (m)",
+                                missingLabel: "no 2-D fix from the beacons heard")
+        let beacons = "\(s.beacons.count) beacon\(s.beacons.count == 1 ? "" : "s")"
         return FloorplanFigure(
-            title: "\(s.name) — √CRLB: \(s.beacons.count) beacons, expected readings per window (model bound, no seed)",
+            title: "\(s.name) — √CRLB: \(beacons), expected readings per window (model bound, no seed)",
             floorplan: Floorplan(scenario: s), field: field)
     }
 

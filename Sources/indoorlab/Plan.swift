@@ -96,8 +96,9 @@ struct Plan: ParsableCommand {
         succeeded = true
 
         if json {
-            struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var seconds: Double; var plots: [String] }
-            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, seconds: elapsed, plots: written)), to: nil)
+            // No run time: the same inputs give the same JSON (the text ends with it).
+            struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var plots: [String] }
+            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, plots: written)), to: nil)
         } else {
             print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate positions (\(mount.rawValue))")
             var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]

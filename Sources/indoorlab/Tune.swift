@@ -41,6 +41,11 @@ struct Tune: ParsableCommand {
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
+        let fewest = EstimatorKind.shipped.inputs.minimumBeacons
+        guard s.beacons.count >= fewest else {
+            throw InputError(file: path, field: "beacons", "\(s.beacons.count) beacon\(s.beacons.count == 1 ? " gives" : "s give") no fix anywhere: "
+                             + "the one-scan fix needs \(fewest) heard, and tune only moves beacons ('indoorlab plan' places them for a target error)")
+        }
         try checkOutput(output, inputs: [path])
         var o = Tuner.Options()
         o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
@@ -57,13 +62,17 @@ struct Tune: ParsableCommand {
             try writeOutput(jsonString(result), to: nil)
             return
         }
-        func m(_ v: Double) -> String { Format.metres(v) + " m" }
+        // +∞: more than a tenth of the points (or, for the median, of a point's draws) got no fix.
+        func m(_ v: Double) -> String { v.isFinite ? Format.metres(v) + " m" : "no fix" }
         let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
                     ["before", m(result.before.predicted.areaQuantile), m(result.before.predicted.medianP90), m(result.before.simulated.areaQuantile), m(result.before.simulated.medianP90)],
                     ["after", m(result.after.predicted.areaQuantile), m(result.after.predicted.medianP90), m(result.after.simulated.areaQuantile), m(result.after.simulated.medianP90)]]
             + (result.rejected.map { r in [["tried", m(r.predicted.areaQuantile), m(r.predicted.medianP90), m(r.simulated.areaQuantile), m(r.simulated.medianP90)]] } ?? [])
         print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
         print(LeaderboardTable.table(rows), terminator: "")
+        if rows.joined().contains("no fix") {
+            print("no fix: more than 10% of the points (or of a point's scans) get no fix; the error quantile is unbounded")
+        }
         if result.reverted {
             print("kept the original layout: the tried layout (\(result.rejectedMoves.count) beacons moved) lowered the predicted error but simulated worse")
             for mv in result.rejectedMoves { print("  tried \(mv.beacon): \(mv.from) → \(mv.to)") }

@@ -189,7 +189,7 @@ func temporaryDirectory() throws -> URL {
 
 /// JSON has no ∞: the one JSON format writes it as "inf", so an unreachable point still gives valid JSON.
 @Suite struct JSONOutputTests {
-    @Test func planJSONWithAnUnreachablePointIsValid() throws {
+    @Test func planJSONWithAnUnreachablePointIsValidAndRepeats() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try indoorlab(["plan", "esoc-office", "--target-p90", "0.05", "--max-beacons", "3", "--draws", "2", "--json",
@@ -198,6 +198,10 @@ func temporaryDirectory() throws -> URL {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let perPoint = try #require((json["result"] as? [String: Any])?["chosenPerPointP90"] as? [Any])
         #expect(perPoint.contains { $0 as? String == "inf" }, "some point of esoc-office has no fix with 3 beacons")
+        // The same inputs give the same JSON: no run time in it.
+        let again = try indoorlab(["plan", "esoc-office", "--target-p90", "0.05", "--max-beacons", "3", "--draws", "2", "--json",
+                                   "--plots", dir.path], cwd: dir)
+        #expect(again.stdout == r.stdout)
     }
 }
 
@@ -391,6 +395,44 @@ func temporaryDirectory() throws -> URL {
             #expect(r.stderr.contains("standard output: could not be written (No space left on device)"), "\(args): \(r.stderr)")
             #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("crashed"), "\(args): \(r.stderr)")
         }
+    }
+
+    /// Tune only moves beacons: a venue with fewer than the one-scan fix needs gets a clear error (it printed
+    /// "inf m" everywhere), and a quantile with too many points unfixed reads "no fix", not "inf m".
+    @Test func tuneSaysWhenNoFixIsPossible() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let hall = try String(contentsOf: root.appendingPathComponent("Scenarios/open-hall.yaml"), encoding: .utf8)
+        func keeping(_ ids: Set<String>, as name: String) throws -> String {
+            let lines = hall.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+                guard let r = line.range(of: "{id: ") else { return true }
+                return ids.contains(String(line[r.upperBound...].prefix(2)))
+            }
+            let path = dir.appendingPathComponent(name + ".yaml").path
+            try lines.joined(separator: "\n").replacingOccurrences(of: "name: open-hall", with: "name: \(name)")
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let two = try indoorlab(["tune", try keeping(["H1", "H2"], as: "two")])
+        #expect(two.status == 2, "\(two.stderr)")
+        #expect(two.stderr.contains("two.yaml: beacons: 2 beacons give no fix anywhere: the one-scan fix needs 3 heard"), "\(two.stderr)")
+        #expect(two.stdout.isEmpty)
+        let three = try indoorlab(["tune", try keeping(["H1", "H2", "H3"], as: "three"), "--draws", "2"])
+        #expect(three.status == 0, "\(three.stderr)")
+        #expect(three.stdout.contains("no fix") && !three.stdout.contains("inf"), "\(three.stdout)")
+    }
+
+    /// A one-letter relative output directory (`--out-dir q`) is made where the command runs. Foundation's
+    /// `deletingLastPathComponent` trapped on "q", so this crashed every command that makes its directory.
+    @Test func aOneLetterOutputDirectoryIsMade() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plot = try indoorlab(["plot", "crlb", "--scenario", "open-hall", "--out-dir", "q", "--format", "svg"], cwd: dir)
+        #expect(plot.status == 0, "\(plot.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("q/open-hall-crlb.svg").path))
+        let compare = try indoorlab(["compare", "open-hall", "--seeds", "1", "--estimators", "proximity", "--out", "r"], cwd: dir)
+        #expect(compare.status == 0, "\(compare.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("r/open-hall-epochs.csv").path))
     }
 
     /// A condition, estimator or scenario listed twice is a usage error (each would be run and reported twice, and

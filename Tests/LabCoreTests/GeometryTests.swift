@@ -71,3 +71,19 @@ import LabScenarioIO
         #expect(abbreviated(String(repeating: "x", count: 100), limit: 10) == "xxxxxxxxxx… (100 bytes)")
     }
 }
+
+@Suite struct PathTests {
+    /// Foundation's `deletingLastPathComponent` trapped on "q" (`plot cdf --out-dir q` crashed); `parentPath` is
+    /// `dirname` without the ".".
+    @Test func parentPathTakesAPathApartLikeDirname() {
+        #expect(parentPath("q") == "")
+        #expect(parentPath("plots") == "")
+        #expect(parentPath("a/q") == "a")
+        #expect(parentPath("a/q/") == "a")
+        #expect(parentPath("a//q") == "a")
+        #expect(parentPath("/q") == "/")
+        #expect(parentPath("/") == "/")
+        #expect(parentPath("./q") == ".")
+        #expect(parentPath("/tmp/x/y.png") == "/tmp/x")
+    }
+}

@@ -225,6 +225,28 @@ import LabStore
         #expect(filesIn(dir) == ["not-a-directory"])
     }
 
+    /// A field with one value, or none to scale, still gets at least two colour bands (PLplot colours band i of n
+    /// at i / (n − 1): one band was NaN and a warning per cell); the √CRLB map's +∞ (no 2-D fix) is drawn grey and
+    /// named in the legend, with no colour bar when nothing is finite (a one-beacon venue).
+    @Test func degenerateFieldsGetAtLeastTwoBandsAndNoFixIsGrey() {
+        let grid = ScalarField.Layout.grid(Rect(minX: 0, minY: 0, maxX: 10, maxY: 10), nx: 3, ny: 3)
+        for values in [[Double](repeating: 2, count: 9), [Double](repeating: .infinity, count: 9),
+                       [Double](repeating: .nan, count: 9), [0, 0, 0, 0, 0, 0, 0, 0, 0]] {
+            let (range, _, edges) = ScalarField(layout: grid, values: values, label: "m").colorRange
+            #expect(edges.count >= 3 && range.lowerBound < range.upperBound, "\(values): \(edges)")
+            #expect(edges.allSatisfy { $0.isFinite })
+        }
+        let map = BoundMap(scenario: Fixture.scenarioName, bounds: Rect(minX: 0, minY: 0, maxX: 10, maxY: 10), nx: 3, ny: 3,
+                           values: [1, 2, .infinity, 1, 2, 3, 1, 2, 3], readingsPerBeacon: 10, model: "test")
+        let figure = ResultFigures.crlb(scenario: Fixture.scenario, map: map)
+        #expect(figure.field?.values.filter(\.isNaN).count == 1)
+        #expect(figure.legendEntries.contains { $0.text == "no 2-D fix from the beacons heard" })
+        #expect(figure.field?.hasColors == true)
+        let none = ResultFigures.crlb(scenario: Fixture.scenario, map: BoundMap(scenario: Fixture.scenarioName, bounds: map.bounds, nx: 3, ny: 3,
+                                      values: [Double](repeating: .infinity, count: 9), readingsPerBeacon: 10, model: "test"))
+        #expect(none.field?.hasColors == false)
+    }
+
     /// The CDF legend's share of fixes never rounds a miss up to 100%, nor a few fixes down to 0%.
     @Test func fixShareNeverRoundsUpToAHundred() {
         #expect(CDFFigure.fixShare(97, of: 100) == "97")
