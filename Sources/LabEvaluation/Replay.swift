@@ -17,6 +17,8 @@ public enum RecordingReplay {
         public var results: [EpochResult]
         /// The verdict on each stored baseline of the estimators run.
         public var checks: [BaselineCheck]
+        /// Why each estimator that fixed no epoch fixed none (``whyNoFix(_:venue:results:)``).
+        public var noFixes: [EstimatorKind: String] = [:]
         public var regressions: [BaselineCheck] { checks.filter { $0.status == .regression } }
     }
 
@@ -45,8 +47,30 @@ public enum RecordingReplay {
         let results = Tournament.evaluate(epochs: built.epochs, venue: venue, estimators: kinds,
                                           scenario: r.info.name, seed: r.info.seed ?? 0)
         let scores = kinds.map { k in ScenarioScore(scenario: r.info.name, estimator: k, results: results.filter { $0.estimator == k }) }
+        var noFixes: [EstimatorKind: String] = [:]
+        for k in kinds { noFixes[k] = whyNoFix(k, venue: venue, results: results.filter { $0.estimator == k }) }
         return Result(recording: r.info, epochs: built.epochs.count, windowsWithoutTruth: built.windowsWithoutTruth,
                       estimators: kinds, scores: scores, results: results,
-                      checks: BaselineJudge.check(scores, against: r.baselines))
+                      checks: BaselineJudge.check(scores, against: r.baselines), noFixes: noFixes)
+    }
+
+    /// Why `kind` fixed none of its `results` (one estimator's, one pass or recording): what it needs that the venue
+    /// or the scans lack, else its most frequent no-fix reason; nil when it fixed one or there were no epochs.
+    public static func whyNoFix(_ kind: EstimatorKind, venue: Venue, results: [EpochResult]) -> String? {
+        guard !results.isEmpty, !results.contains(where: { $0.fix != nil }) else { return nil }
+        let inputs = kind.inputs
+        if inputs.uses.contains(.survey) && venue.radioMap == nil {
+            return "needs a survey of the venue (a radio map), and there is none: compare surveys simulated venues; a real recording's survey comes from its calibration part"
+        }
+        if inputs.minimumBeacons == 0, inputs.uses.contains(.headings) {
+            if venue.friezes.isEmpty { return "needs headings toward friezes, and the venue has none" }
+            if let needed = inputs.minimumHeadings, results.allSatisfy({ $0.reason == "too-few-headings" }) {
+                return "needs \(needed) headings toward friezes in a scan, and no scan has them"
+            }
+        }
+        var counts: [String: Int] = [:]
+        for r in results { counts[r.reason ?? "none", default: 0] += 1 }
+        let top = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }!
+        return "no fix in any epoch (\(top.value == results.count ? "every one" : "most often"): \(top.key))"
     }
 }

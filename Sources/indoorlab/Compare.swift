@@ -175,12 +175,10 @@ enum LeaderboardTable {
             }
             out += table(rows)
         }
-        out += "\noverall (errors in metres; \(b.seeds.count) seeds)\n"
+        out += "\noverall (errors in metres; \(b.seeds.count) seed\(b.seeds.count == 1 ? "" : "s"))\n"
         var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
         for (i, o) in b.overall.enumerated() {
-            let why = o.eligible ? "yes" : o.estimator.inputs.offline ? "no: offline (uses later scans)"
-                : o.collapsedOn.isEmpty ? "no" : "no: collapses on \(o.collapsedOn.joined(separator: ", "))"
-            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), why])
+            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), eligibility(o, in: b)])
         }
         out += table(rows)
         out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
@@ -191,6 +189,21 @@ enum LeaderboardTable {
         }
         out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
         return out
+    }
+
+    /// The leaderboard's "eligible" column: yes, or why not (the winner rule's first clause it fails).
+    static func eligibility(_ o: Leaderboard.Overall, in b: Leaderboard) -> String {
+        if o.eligible { return "yes" }
+        if o.estimator.inputs.offline { return "no: offline (uses later scans)" }
+        if !o.collapsedOn.isEmpty { return "no: collapses on \(o.collapsedOn.joined(separator: ", "))" }
+        let mine = b.scores.filter { $0.estimator == o.estimator }
+        if let worst = mine.min(by: { $0.stats.availability < $1.stats.availability }),
+           worst.stats.availability < Leaderboard.availabilityThreshold {
+            let more = mine.filter { $0.stats.availability < Leaderboard.availabilityThreshold }.count - 1
+            return "no: \(Format.fixed(worst.stats.availability * 100, 1))% available in \(worst.scenario)\(more > 0 ? " and \(more) more" : "")"
+                + " (needs \(Format.fixed(Leaderboard.availabilityThreshold * 100, 0))%)"
+        }
+        return "no: no P75 in \(mine.filter { !$0.stats.p75.isFinite }.map(\.scenario).joined(separator: ", "))"
     }
 
     /// The walks' table per scenario: errors on walk epochs only, the posterior bound, and how the fixes move; then

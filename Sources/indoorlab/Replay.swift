@@ -122,7 +122,10 @@ struct ReplayReport: Encodable {
         var availability: Double
         var mean: Double?, median: Double?, p75: Double?, p90: Double?, p95: Double?, rmse: Double?, max: Double?
         var roomHitRate: Double?, exhibitHitRate: Double?, friezeHitRate: Double?
-        init(_ s: ScenarioScore) {
+        /// Why no epoch got a fix (only when none did).
+        var noFix: String?
+        init(_ s: ScenarioScore, noFix: String?) {
+            self.noFix = noFix
             func f(_ v: Double) -> Double? { v.isFinite ? v : nil }
             estimator = s.estimator.rawValue; epochs = s.stats.count; fixes = s.stats.fixes; availability = s.stats.availability
             mean = f(s.stats.mean); median = f(s.stats.median); p75 = f(s.stats.p75); p90 = f(s.stats.p90); p95 = f(s.stats.p95)
@@ -145,7 +148,7 @@ struct ReplayReport: Encodable {
         init(file: String, result: RecordingReplay.Result, baselinesUpdated: Bool) {
             self.file = file; name = result.recording.name; source = result.recording.source.rawValue
             epochs = result.epochs; windowsWithoutTruth = result.windowsWithoutTruth
-            scores = result.scores.map(Score.init)
+            scores = result.scores.map { Score($0, noFix: result.noFixes[$0.estimator]) }
             checks = baselinesUpdated ? [] : result.checks.map(Check.init)
             self.baselinesUpdated = baselinesUpdated
         }
@@ -184,7 +187,9 @@ enum ReplayTable {
             rows.append([s.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90), m(st.rmse),
                          pct(s.roomHitRate), pct(s.exhibitHitRate), pct(s.friezeHitRate), status])
         }
-        return out + LeaderboardTable.table(rows)
+        out += LeaderboardTable.table(rows)
+        for s in r.scores { if let why = r.noFixes[s.estimator] { out += "\(s.estimator.rawValue): \(why)\n" } }
+        return out
     }
 
     static func regressions(_ list: [(String, BaselineCheck)]) -> String {

@@ -36,6 +36,18 @@ import LabScenarioIO
             #expect(got["epochs"] as? Int == want.count)
         }
 
+        // An estimator with no fix at all says what it lacks, in the table's notes and in the JSON.
+        let none = try indoorlab(["replay", file, "--estimators", "fingerprint,bearing,proximity"])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stdout.contains("fingerprint: needs a survey of the venue (a radio map), and there is none"), "\(none.stdout)")
+        #expect(none.stdout.contains("bearing: needs headings toward friezes, and the venue has none"), "\(none.stdout)")
+        #expect(!none.stdout.contains("proximity: "), "\(none.stdout)")
+        let noneJSON = try indoorlab(["replay", file, "--estimators", "fingerprint,proximity", "--json"])
+        let noneScores = try #require(((try JSONSerialization.jsonObject(with: Data(noneJSON.stdout.utf8)) as? [String: Any])?["recordings"]
+                                        as? [[String: Any]])?.first?["scores"] as? [[String: Any]])
+        #expect((noneScores.first { $0["estimator"] as? String == "fingerprint" }?["noFix"] as? String)?.hasPrefix("needs a survey") == true)
+        #expect(noneScores.first { $0["estimator"] as? String == "proximity" }?["noFix"] == nil)
+
         // Store baselines: replay passes; tighten one beyond what the estimator achieves: exit 1, named.
         let update = try indoorlab(["replay", file, "--estimators", "least-squares,proximity", "--update-baseline"])
         #expect(update.status == 0, "\(update.stderr)")
