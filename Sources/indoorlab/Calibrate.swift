@@ -13,7 +13,9 @@ struct Calibrate: ParsableCommand {
         discussion: """
         Least squares (GSL gsl_fit_linear) of RSSI against 10·log10(d), d the distance from each beacon to the truth at the sample's time (3-D when heights are known): the intercept is P0, minus the slope is n, standard errors from the covariance, σ the residual standard deviation. When the recording's walls have materials (e.g. UJI imported with --obstacles), each material crossed by at least \(Calibration.minimumMaterialSamples) samples' paths gets a loss per wall crossed, fitted jointly (GSL gsl_multifit_linear). The residuals around the fitted model are then grouped by beacon and scan window: the spread of readings within a window is the σ that averaging shrinks, and the window means' spread beyond it is the model error (radio.model_error), which averaging does not remove; the radio block, --save-fit and --apply carry both (without two readings of a beacon in any window, σ is the whole residual spread and the model error 0). The sensitivity is the receiver's floor: the weakest reading, less half a dB when readings are whole dB (an upper bound on the true floor); estimators that truncate or censor readings at the sensitivity use it, and 'replay --radio' lowers it to the scored recording's own floor where that is lower. A simulated recording keeps its scenario's sensitivity. Prints a YAML radio block to paste into a scenario; --per-beacon adds a beacons fragment (each beacon's P0 at the global n) and each beacon's own fit. Beacons with fewer than 10 samples are skipped.
 
-        Example: indoorlab calibrate out/danis.sqlite --per-beacon --plot Plots/danis-calibration.png
+        Example:
+          indoorlab calibrate out/danis.sqlite --per-beacon \\
+              --plot Plots/danis-calibration.png
         """)
 
     @Argument(help: "Recording file.")

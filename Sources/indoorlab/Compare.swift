@@ -14,7 +14,8 @@ struct Compare: ParsableCommand {
 
         Winner rule: \(Leaderboard.ruleText).
 
-        Estimators: \(EstimatorKind.allCases.map { "\n  \($0.rawValue.padding(toLength: Compare.nameWidth, withPad: " ", startingAt: 0)) \($0.summary)" }.joined())
+        Estimators:
+        \(hangingList(EstimatorKind.allCases.map { ($0.rawValue, $0.summary) }))
 
         Example: indoorlab compare --seeds 10 --out out/compare
         """)
@@ -43,7 +44,6 @@ struct Compare: ParsableCommand {
     var real: String?
 
     /// The longest estimator name, for the help's list.
-    static var nameWidth: Int { (EstimatorKind.allCases.map(\.rawValue.count).max() ?? 0) + 1 }
 
     static func parseConditions(_ text: String) throws -> [SimulationCondition] {
         try refusingRepeats(text.split(separator: ",").map {

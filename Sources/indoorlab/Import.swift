@@ -25,7 +25,9 @@ struct Import: ParsableCommand {
 
         All or nothing: a bad row (reported with file, line and field) leaves no recording behind, and an existing FILE is never overwritten. Exit 2 on bad input.
 
-        Example: indoorlab import --format danis ../shared/datasets/danis-ble-tracks/trk/*.mbd -o out/danis.sqlite
+        Example:
+          indoorlab import --format danis \\
+              ../shared/datasets/danis-ble-tracks/trk/*.mbd -o out/danis.sqlite
         """)
 
     @Option(help: "lab-csv, uji or danis.")

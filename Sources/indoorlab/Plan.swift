@@ -16,7 +16,9 @@ struct Plan: ParsableCommand {
 
         Writes the scenario with the planned beacons (-o), and the plots <scenario>-beacon-count and <scenario>-plan-map (PNG and SVG) in --plots. Exit code 0 when the target is met, 1 when it cannot be (the best layout found is still reported and written), 2 on bad input.
 
-        Example: indoorlab plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml
+        Example:
+          indoorlab plan open-hall --target-p90 2 --coverage 0.9 \\
+              -o out/open-hall-planned.yaml
         """)
 
     @Argument(help: "Scenario file or bundled name.")

@@ -40,7 +40,8 @@ struct Plot: ParsableCommand {
                        --all-impairments, --json
         Without --scenario, a per-scenario kind is drawn for every scenario of the run.
         Examples: indoorlab plot map --results out/compare --scenario museum-gallery
-                  indoorlab plot track --results out/compare --scenario killian-court@field --estimator particle-filter
+                  indoorlab plot track --results out/compare \\
+                      --scenario killian-court@field --estimator particle-filter
                   indoorlab plot offset-learning --offset -15 --scenario smart-home
         """)
 

@@ -14,7 +14,9 @@ struct Record: ParsableCommand {
 
         Written all-or-nothing: an existing FILE is never overwritten. Exit 2 on bad input.
 
-        Example: indoorlab record open-hall --walk loop --seed 1 -o Recordings/open-hall-loop-seed1.sqlite
+        Example:
+          indoorlab record open-hall --walk loop --seed 1 \\
+              -o Recordings/open-hall-loop-seed1.sqlite
         """)
 
     @Argument(help: "Scenario YAML file or bundled scenario name.")

@@ -13,7 +13,8 @@ struct Simulate: ParsableCommand {
         discussion: """
         CSV is long form, one row per reading: walk,epoch,epoch_t,truth_x,truth_y,room,type,t,id,value,target where type is rssi (id = beacon, value = dBm), heading (id = frieze when identified, value = degrees, target = frieze truly looked at), checkpoint (id = QR checkpoint scanned in that window) or step (a step the pedometer reported since the previous epoch, when the scenario has pdr: value = length in metres, target = heading in degrees).
 
-        Example: indoorlab simulate museum-gallery --walk visitor --seed 7 -o visitor.csv
+        Example:
+          indoorlab simulate museum-gallery --walk visitor --seed 7 -o visitor.csv
         """)
 
     @Argument(help: "Scenario YAML file or bundled scenario name.")

@@ -170,3 +170,25 @@ struct OutputDirectories {
         if !succeeded { removeCreatedDirectories(made) }
     }
 }
+
+/// A two-column list for `--help` text, wrapped by us with a hanging indent: "  name   summary…" with the
+/// summary's later lines under its first. ArgumentParser keeps lines that fit its width (80 columns off a
+/// terminal) and would wrap longer ones to the left margin.
+func hangingList(_ rows: [(name: String, text: String)], width: Int = 79) -> String {
+    let indent = 2 + (rows.map(\.name.count).max() ?? 0) + 2
+    return rows.map { row in
+        var lines: [String] = [], line = "  " + row.name.padding(toLength: indent - 2, withPad: " ", startingAt: 0)
+        var fresh = true
+        for word in row.text.split(separator: " ") {
+            if !fresh && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(repeating: " ", count: indent)
+                fresh = true
+            }
+            line += (fresh ? "" : " ") + word
+            fresh = false
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }.joined(separator: "\n")
+}

@@ -120,6 +120,24 @@ func temporaryDirectory() throws -> URL {
         #expect(r.stdout.contains("best tracker ekf-smoother (offline) P75"), "\(r.stdout)")
     }
 
+    /// Help text a user copies from keeps its shape at 80 columns: examples are never wrapped to the left margin
+    /// (long ones continue with a backslash on an indented line), and compare's estimator list keeps its hanging indent.
+    @Test func helpExamplesAndListsKeepTheirShape() throws {
+        for command in ["compare", "validate", "simulate", "plot", "record", "import", "calibrate", "replay", "plan", "tune",
+                        "coverage", "bench"] {
+            let help = try indoorlab([command, "--help"]).stdout.components(separatedBy: "\n")
+            for (i, line) in help.enumerated() where line.contains("Example") || line.hasSuffix("\\") {
+                let next = i + 1 < help.count ? help[i + 1] : ""
+                #expect(next.isEmpty || next.hasPrefix(" "), "\(command) --help: '\(line)' then '\(next)'")
+            }
+        }
+        let compare = try indoorlab(["compare", "--help"]).stdout.components(separatedBy: "\n")
+        let start = try #require(compare.firstIndex(of: "Estimators:")), end = try #require(compare.firstIndex { $0.hasPrefix("Example") })
+        let list = compare[(start + 1)..<end].filter { !$0.isEmpty }
+        #expect(list.count >= 20, "every registered estimator, some on two lines")
+        #expect(list.allSatisfy { $0.hasPrefix("  ") && $0.count <= 80 }, "\(list)")
+    }
+
     /// An estimator that cannot win says why in the leaderboard: offline, too few fixes (where), or a collapse.
     @Test func theLeaderboardSaysWhyAnEstimatorIsNotEligible() throws {
         let r = try indoorlab(["compare", "open-hall", "smart-home", "--seeds", "1", "--estimators", "bearing,ekf-smoother,proximity"])
