@@ -76,6 +76,9 @@ package final class OffsetFreeFit {
     package let options: Options
     /// The linearised covariance of the last fix ``locate(_:ranges:)`` gave (before the stated region widened it).
     package private(set) var linearCovariance: Covariance2?
+    /// The same over (x, y, δ), when δ was estimated: how the fix slides with δ (a phone read weaker puts it nearer
+    /// the beacons).
+    package private(set) var linearFull: Symmetric3?
     package let problem: FixProblem
     private var scratch: [Point] = []
     /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
@@ -105,7 +108,7 @@ package final class OffsetFreeFit {
     /// The fix for one scan: its RSSI readings and headings, and — in the library — distances ranged to beacons,
     /// which join the same likelihood (they say nothing about δ).
     package func locate(_ observation: Observation, ranges: [MeasuredRange] = []) -> EstimateOutcome {
-        linearCovariance = nil
+        linearCovariance = nil; linearFull = nil
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         var obs = observation.beacons
         let headings = venue.friezes.isEmpty ? [] : observation.headings
@@ -158,6 +161,7 @@ package final class OffsetFreeFit {
         }
         let p = venue.bounds.clamp(best.position)
         linearCovariance = best.covariance
+        linearFull = best.full
         // The shipped fit states an honest region; the lab's other offset-free fits keep the linearised covariance.
         let covariance = options.statesRegion ? best.covariance.map { statedCovariance(best, linear: $0) } : best.covariance
         let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
@@ -165,6 +169,28 @@ package final class OffsetFreeFit {
         for r in ranges { used.insert(r.beacon) }
         return .fix(Fix(position: p, uncertainty: covariance?.drms, beaconsUsed: used,
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
+    }
+
+    /// The last scan's ridge: for each of `offsets` (increasing, around the fix's δ), where its terms put the phone with
+    /// δ held there (a prior of 0.1 dB), each solved from its neighbour nearer `fix`; the fix where a solve fails. A phone
+    /// read weaker is nearer the beacons: far along the ridge the position follows δ non-linearly (every distance scales
+    /// by 10^(Δδ / 10n)), which a slope through the fix's covariance would not. Call right after ``locate(_:ranges:)``
+    /// gave `fix`: it reuses that scan's terms and leaves the problem's prior changed (the next locate resets it).
+    package func ridge(through offsets: [Double], fix: Fix) -> [Point] {
+        guard let delta = fix.offset else { return offsets.map { _ in fix.position } }
+        var out = [Point](repeating: fix.position, count: offsets.count)
+        let middle = offsets.firstIndex { $0 >= delta } ?? offsets.count
+        for order in [Array((middle..<offsets.count)), Array((0..<middle).reversed())] {
+            var from = fix.position
+            for k in order {
+                problem.offsetPrior = (offsets[k], 0.1)
+                if case .success(let sol) = problem.solve(from: venue.bounds.clamp(from), offset: offsets[k]) {
+                    from = venue.bounds.clamp(sol.position)
+                }
+                out[k] = from
+            }
+        }
+        return out
     }
 
     /// The prior δ needs when the loaded scan cannot tell it (no RSSI at all, or no more terms than unknowns: `heard`

@@ -364,18 +364,17 @@ package final class ParticleTracker {
         // reports states the fit's honest region, the likelihood-ratio region scaled by the learned residual scale;
         // drawing from that region instead measured no better: docs/tracking.md.)
         guard case .fix(let f) = outcome, let c = fit.linearCovariance, f.covariance != nil,
-              let around = NewParticles(fix: f, linear: c, offsetSigma: settings.motion.startOffsetVariance(device, dt: dt).squareRoot(),
-                                        venue: venue) else {
+              let around = newParticles(f, linear: c, dt: dt) else {
             if case .noFix = outcome { return outcome }
             return .noFix(.solverFailed("the first fix has no covariance"))
         }
         for i in 0..<n {
-            let q = walkablePoint(around) ?? around.center
+            pd[i] = around.offset + around.offsetSigma * rng.gaussian()
+            let q = walkablePoint(around, offset: pd[i]) ?? around.center(offset: pd[i])
             px[i] = q.x; py[i] = q.y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
             if speed > 0 { fx[i] = pvx[i] / speed; fy[i] = pvy[i] / speed } else { fx[i] = 0; fy[i] = 1 }
-            pd[i] = around.offset + around.offsetSigma * rng.gaussian()
             pw[i] = 1 / Double(n)
         }
         isTracking = true
@@ -389,29 +388,84 @@ package final class ParticleTracker {
         return outcome
     }
 
-    /// Where a fix puts new particles (a track's first cloud, ``start(_:ranges:dt:)``; a lost cloud's fresh part,
-    /// ``inject(_:)``): positions from N(the fix, its linearised covariance widened by 1 m² per axis — the floor
-    /// may cut part of it away), δ from N(the fix's δ, `offsetSigma`²).
+    /// Where fix `f` (the fit's last, with its linearised covariance `c`) puts new particles: a track's first cloud
+    /// (``start(_:ranges:dt:)``) or a lost cloud's fresh part (``inject(_:)``). δ comes first, from N(the fix's δ,
+    /// σ²): σ is what the phone's earlier tracks carried (``MotionModel/startOffsetVariance(_:dt:)``), and for a new
+    /// phone at least the fit's own σ of δ, which a scan of few beacons leaves wide. The position then comes from
+    /// N(where the scan puts the phone *given that δ*, c widened by 1 m² per axis; the floor may cut part of it away).
+    /// For a new phone "given that δ" is the fit's ridge (``OffsetFreeFit/ridge(through:fix:)``, solved at
+    /// ``NewParticles/ridgeSteps``): a phone read weaker is nearer the beacons, and far along the ridge every
+    /// distance scales by 10^(Δδ / 10n). Otherwise it is the slope of the fit's (x, y, δ) covariance.
+    ///
+    /// Drawn independently (position around the fix, δ around its δ), a first cloud lay across the ridge: with a
+    /// phone 10–15 dB weaker than calibrated, heard by 2–5 beacons, it held no particle near the truth's (position, δ)
+    /// and tracked 4–8 m off for 30–50 s. The ridge's cloud measured (field walks, `compare museum-gallery
+    /// esoc-office --seeds 30 --seed S --conditions field`, S = 1, 101, …, 601): efficiency against the posterior
+    /// bound ≤ 1.29 in all 14 blocks, against 1.63 at worst before (docs/tracking.md, "A new phone's first cloud").
+    private func newParticles(_ f: Fix, linear c: Covariance2, dt: Double) -> NewParticles? {
+        guard let delta = f.offset else { return nil }
+        var sigma = settings.motion.startOffsetVariance(device, dt: dt).squareRoot()
+        var along: NewParticles.Along = .fixed
+        if let full = fit.linearFull, full.dd > 1e-9, full.dd.isFinite {
+            if device == nil {
+                sigma = max(sigma, full.dd.squareRoot())
+                let offsets = NewParticles.ridgeSteps.map { delta + $0 * sigma }
+                along = .ridge(offsets: offsets, points: fit.ridge(through: offsets, fix: f))
+            } else {
+                along = .slope(x: full.xd / full.dd, y: full.yd / full.dd)
+            }
+        }
+        let (l00, l10, l11) = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1).choleskyFactor(floor: 1e-6)
+        return NewParticles(center: venue.bounds.clamp(f.position), l00: l00, l10: l10, l11: l11, offset: delta,
+                            offsetSigma: sigma, along: along, bounds: venue.bounds)
+    }
+
     private struct NewParticles {
+        /// How the position's mean follows δ.
+        enum Along {
+            /// It does not (the fit states no covariance over δ).
+            case fixed
+            /// Metres per dB, each axis.
+            case slope(x: Double, y: Double)
+            /// Through these points at these (increasing) δ, linearly between them, held at the ends.
+            case ridge(offsets: [Double], points: [Point])
+        }
+        /// Where a new phone's ridge is solved: δ's σ multiples around the fix's δ.
+        static let ridgeSteps: [Double] = [-2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5]
+        /// The fix (clamped into the venue's bounds) and δ's.
         let center: Point
         /// The widened covariance's Cholesky factor.
         let l00, l10, l11: Double
         let offset, offsetSigma: Double
-        /// Nil when the fix states no δ.
-        init?(fix f: Fix, linear c: Covariance2, offsetSigma: Double, venue: Venue) {
-            guard let delta = f.offset else { return nil }
-            center = venue.bounds.clamp(f.position)
-            (l00, l10, l11) = Covariance2(xx: c.xx + 1, xy: c.xy, yy: c.yy + 1).choleskyFactor(floor: 1e-6)
-            offset = delta
-            self.offsetSigma = offsetSigma
+        let along: Along
+        let bounds: Rect
+
+        /// The position's mean given δ = `delta`, inside the venue's bounds.
+        func center(offset delta: Double) -> Point {
+            switch along {
+            case .fixed:
+                return center
+            case .slope(let sx, let sy):
+                let d = delta - offset
+                return bounds.clamp(Point(center.x + sx * d, center.y + sy * d))
+            case .ridge(let offsets, let points):
+                guard delta > offsets[0] else { return points[0] }
+                guard delta < offsets[offsets.count - 1] else { return points[points.count - 1] }
+                var k = 1
+                while offsets[k] < delta { k += 1 }
+                let t = (delta - offsets[k - 1]) / (offsets[k] - offsets[k - 1])
+                let a = points[k - 1], b = points[k]
+                return Point(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t)
+            }
         }
     }
 
     /// A position drawn from `around` on walkable floor (up to 20 tries; nil when none lands there).
-    private func walkablePoint(_ around: NewParticles) -> Point? {
+    private func walkablePoint(_ around: NewParticles, offset: Double) -> Point? {
+        let c = around.center(offset: offset)
         for _ in 0..<20 {
             let z0 = rng.gaussian(), z1 = rng.gaussian()
-            let x = around.center.x + around.l00 * z0, y = around.center.y + around.l10 * z0 + around.l11 * z1
+            let x = c.x + around.l00 * z0, y = c.y + around.l10 * z0 + around.l11 * z1
             if floorplan.isWalkable(x, y) { return Point(x, y) }
         }
         return nil
@@ -795,7 +849,7 @@ package final class ParticleTracker {
         guard o.beacons.count + ranges.count >= 3 else { return nil }
         fit.startDevice()   // the scan on its own: nothing from the lost cloud, nor where the walker faced
         guard case .fix(let f) = fit.locate(o, ranges: ranges), let c = fit.linearCovariance else { return nil }
-        return NewParticles(fix: f, linear: c, offsetSigma: settings.motion.startOffsetVariance(device, dt: dt).squareRoot(), venue: venue)
+        return newParticles(f, linear: c, dt: dt)
     }
 
     /// Sensor resetting (``Settings/resetsLostCloud``): in the resampled cloud, all weighing the same, every k-th
@@ -809,10 +863,11 @@ package final class ParticleTracker {
         resets += 1
         lostEvidence = 0
         for i in stride(from: 0, to: n, by: every) {
-            guard let q = walkablePoint(around) else { continue }
+            let delta = around.offset + around.offsetSigma * rng.gaussian()
+            guard let q = walkablePoint(around, offset: delta) else { continue }
             px[i] = q.x; py[i] = q.y
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
-            pd[i] = around.offset + around.offsetSigma * rng.gaussian()
+            pd[i] = delta
             drawn.append(i)
         }
         return drawn
