@@ -44,7 +44,11 @@ extension InputError {
         case DecodingError.keyNotFound(let key, let context):
             self.init(file: file, field: path(context.codingPath + [key]), "not \(what): missing key '\(key.stringValue)'")
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(context.debugDescription.lowercased())")
+            // Foundation says "Expected to decode Double but found a string instead."
+            var detail = Substring(context.debugDescription)
+            while let last = detail.last, last == "." || last == " " { detail = detail.dropLast() }
+            if detail.lowercased().hasPrefix("expected ") { detail = detail.dropFirst("expected ".count) }
+            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(detail.prefix(1).lowercased() + detail.dropFirst())")
         default:
             self.init(file: file, "not \(what): \(error)")
         }

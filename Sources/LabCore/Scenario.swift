@@ -94,6 +94,12 @@ public struct Wall: Sendable, Hashable {
 ///
 ///     RSSI(d) = P0 − 10·n·log10(d / 1 m) − Σ wall losses + X,   X ~ N(0, σ²)
 public struct RadioModel: Sendable, Hashable {
+    /// What a scenario may state: P0 a receiver can report, an exponent between a waveguide's and a dense
+    /// building's with room to spare (1.6–3.5 indoors, 2 in free space), a σ under any measured shadowing.
+    public static let plausibleP0: ClosedRange<Double> = -150...20
+    public static let plausibleExponent: ClosedRange<Double> = 0.5...10
+    public static let plausibleSigma: ClosedRange<Double> = 0...30
+
     /// RSSI at 1 m, dBm (iBeacon "measured power").
     public var p0: Double
     /// Path-loss exponent n (2 in free space, 1.6–3.5 indoors).

@@ -23,6 +23,11 @@ public func didYouMean(_ name: String, among candidates: [String]) -> String {
     return " (did you mean '\(close)'?)"
 }
 
+/// "1 beacon", "2 beacons": `n` and the noun, plural unless `n` is 1 (`plural` where adding an s is wrong).
+public func counted(_ n: Int, _ noun: String, plural: String? = nil) -> String {
+    "\(n) \(n == 1 ? noun : plural ?? noun + "s")"
+}
+
 /// `text` as a message quotes it: whole up to `limit` characters, else its start, "…" and its length, so a
 /// message never echoes a 3 MB field back.
 public func abbreviated(_ text: String, limit: Int = 60) -> String {

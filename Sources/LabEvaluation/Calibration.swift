@@ -273,6 +273,12 @@ public struct Calibration: Sendable {
             (global, materials) = try PathLossFit.fit(x: samples.map(\.x), y: y, crossings: samples.map { s in fitted.map { s.crossings[$0] } },
                                                       materials: fitted.map { all[$0] })
         }
+        // A fit that is no path-loss model must not be printed as one, stored or applied: the recording's truth or its
+        // beacons' positions are wrong (a recording that stored it could not be opened again).
+        guard global.exponent > 0, global.exponent.isFinite, global.p0.isFinite, abs(global.p0) < 1000 else {
+            throw CalibrationError("the fit is no path-loss model (P0 \(Format.fixed(global.p0, 2)) dBm, n \(Format.fixed(global.exponent, 3)): "
+                                   + "RSSI should fall with distance): check the recording's truth positions and beacon positions")
+        }
         beacons = []
         skippedBeacons = []
         if perBeacon {

@@ -58,11 +58,15 @@ public struct Planner: Sendable {
     public static let maximumPoints = 50_000
     /// Test points × candidate places: the bound's model keeps three numbers per pair (10⁷ pairs is 240 MB).
     public static let maximumPairs = 10_000_000
+    /// The most simulated scans per test point (`--draws`): P90 from 20 is already a fair estimate.
+    public static let maximumDraws = 1000
 
     /// Why `pointSpacing` (and `candidateSpacing`, when given) ask for more work than the planner takes, or nil:
     /// checked before anything is allocated (a spacing of 10⁻⁴ m would ask for 10¹⁰ points).
-    public static func workProblem(_ scenario: Scenario, pointSpacing: Double, candidateSpacing: Double? = nil, mount: Mount = .walls) -> String? {
+    public static func workProblem(_ scenario: Scenario, pointSpacing: Double, candidateSpacing: Double? = nil, mount: Mount = .walls,
+                                   draws: Int = 1) -> String? {
         let w = scenario.bounds.width, d = scenario.bounds.height
+        if draws > maximumDraws { return "--draws \(draws) is more than the budget of \(maximumDraws) simulated scans per point" }
         func grid(_ spacing: Double) -> Double { (w / spacing).rounded(.up) * (d / spacing).rounded(.up) }
         for (name, spacing) in [("--point-spacing", pointSpacing), ("--candidate-spacing", candidateSpacing)] {
             if let spacing, !(spacing >= WorkBudget.minimumTestGrid && spacing.isFinite) {

@@ -83,6 +83,18 @@ public struct Tuner: Sendable {
         return out
     }
 
+    /// Why the search would need more than the planner's budget (``Planner/workProblem(_:pointSpacing:candidateSpacing:mount:draws:)``:
+    /// test points, simulated scans per point, and pairs of test point and candidate position), or nil.
+    public func workProblem() -> String? {
+        if let problem = Planner.workProblem(scenario, pointSpacing: options.pointSpacing, draws: options.draws) { return problem }
+        let points = PlanningGeometry.walkablePoints(scenario, spacing: options.pointSpacing).count
+        let candidates = positionsPerBeacon(segments: PlanningGeometry.mountSegments(scenario)).reduce(0) { $0 + $1.count }
+        if Double(points) * Double(candidates) > Double(Planner.maximumPairs) {
+            return "\(points) test points × \(candidates) positions the beacons may move to is more than the budget of \(Planner.maximumPairs) pairs (a smaller venue, or fewer beacons to move)"
+        }
+        return nil
+    }
+
     public func run(progress: ((String) -> Void)? = nil) throws -> Result {
         let points = PlanningGeometry.walkablePoints(scenario, spacing: options.pointSpacing)
         let segments = PlanningGeometry.mountSegments(scenario)

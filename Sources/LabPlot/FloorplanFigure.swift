@@ -319,7 +319,9 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
     private var labelObstacles: [Point] {
         let f = floorplan
         let step = max(f.bounds.width, f.bounds.height) / 200
+        // Only the part inside the floorplan can cover a name (a 100 km ellipse would be sampled into millions).
         func sample(_ a: Point, _ b: Point) -> [Point] {
+            guard let (a, b) = FloorplanFigure.clipped(a, b, to: f.bounds) else { return [] }
             let n = max(1, Int((a.distance(to: b) / step).rounded(.up)))
             return (0...n).map { a + (b - a) * (Double($0) / Double(n)) }
         }
@@ -332,6 +334,23 @@ public struct FloorplanFigure: Figure, CanvasDrawable {
             for (a, b) in zip(p.points, p.points.dropFirst()) { pts += sample(a, b) }
         }
         return pts
+    }
+
+    /// The part of segment a–b inside `r` (Liang–Barsky), or nil when none is (or a point is not finite).
+    static func clipped(_ a: Point, _ b: Point, to r: Rect) -> (Point, Point)? {
+        guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { return nil }
+        let d = b - a
+        var t0 = 0.0, t1 = 1.0
+        for (p, q) in [(-d.x, a.x - r.minX), (d.x, r.maxX - a.x), (-d.y, a.y - r.minY), (d.y, r.maxY - a.y)] {
+            if p == 0 {
+                if q < 0 { return nil }
+            } else {
+                let t = q / p
+                if p < 0 { t0 = max(t0, t) } else { t1 = min(t1, t) }
+                if t0 > t1 { return nil }
+            }
+        }
+        return (a + d * t0, a + d * t1)
     }
 
     /// Each room's name inside the room, at the candidate spot (top, bottom, corners, centre) that covers

@@ -22,7 +22,9 @@ public enum OffsetLearningFigure {
             return v.isEmpty ? Double.nan : SortedSample(v).quantile(0.5)
         }
         series.append(.init(label: "median over the seeds", x: x, y: median, style: SeriesStyle(color: PlotColor.palette[0], lineWidth: 3)))
-        let within = c.fractionWithin(band, afterScans: min(targetScans, scans))
+        // The target's scan count, or the last scan when the walks were shorter (the line says which).
+        let at = max(min(targetScans, scans), 1)
+        let within = c.fractionWithin(band, afterScans: at)
         let all = c.runs.flatMap(\.learned).filter(\.isFinite) + [c.offset + 2 * band, c.offset - 2 * band]
         return LineFigure(
             title: "\(c.scenario): learning an unknown \(Format.fixed(c.offset, 0)) dB phone offset",
@@ -32,7 +34,7 @@ public enum OffsetLearningFigure {
                 .init(.horizontal, at: c.offset, label: "true offset \(Format.fixed(c.offset, 1)) dB", color: .ink, style: .solid, width: 2, inLegend: true),
                 .init(.horizontal, at: c.offset + band, label: "± \(Format.fixed(band, 0)) dB", color: PlotColor.palette[1], style: .shortDash, width: 1.5, inLegend: true),
                 .init(.horizontal, at: c.offset - band, label: "", color: PlotColor.palette[1], style: .shortDash, width: 1.5, inLegend: false),
-                .init(.vertical, at: Double(targetScans), label: "\(targetScans) scans: \(Format.fixed(within * 100, 0))% of walks within ± \(Format.fixed(band, 0)) dB",
+                .init(.vertical, at: Double(at), label: "\(counted(at, "scan")): \(Format.fixed(within * 100, 0))% of walks within ± \(Format.fixed(band, 0)) dB",
                       color: .grey, style: .longDash, width: 1.5, inLegend: true),
             ],
             xRange: 0...Double(max(scans, 1)), yRange: (all.min()! - 4)...(all.max()! + 1),

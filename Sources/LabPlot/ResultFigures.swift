@@ -199,6 +199,7 @@ public enum ResultFigures {
         // Time bins: each a path of the fixes in it, joined to the previous bin's last fix.
         let bins = timeColors.count
         let span = max(t1 - t0, 1e-9)
+        guard span.isFinite else { throw InputError(file: file, "walk '\(walkName)' spans \(t0) to \(t1) s: not a walk's times") }
         var previous: Point?
         for b in 0..<bins {
             let lo = t0 + span * Double(b) / Double(bins), hi = t0 + span * Double(b + 1) / Double(bins)
@@ -206,7 +207,7 @@ public enum ResultFigures {
             guard !inBin.isEmpty else { continue }
             let points = (previous.map { [$0] } ?? []) + inBin
             previous = inBin.last
-            paths.append(.init(label: "\(estimator), t \(Int(lo.rounded()))–\(Int(hi.rounded())) s", points: points,
+            paths.append(.init(label: "\(estimator), t \(Format.fixed(lo, 0))–\(Format.fixed(hi, 0)) s", points: points,
                                style: SeriesStyle(color: timeColors[b], line: .solid, lineWidth: 1.8, marker: .circle, markerScale: 0.35),
                                layer: 100 + b))
         }
@@ -222,7 +223,7 @@ public enum ResultFigures {
         for r in fixed where r.t >= next {
             guard let c = r.fix, let outline = uncertaintyOutline(r) else { continue }
             next = r.t + every
-            let b = min(Int(Double(bins) * (r.t - t0) / span), bins - 1)
+            let b = Int(min(max(Double(bins) * (r.t - t0) / span, 0), Double(bins - 1)))
             paths.append(.init(label: label, points: outline.map { c + $0 },
                                style: SeriesStyle(color: timeColors[b], line: .solid, lineWidth: 0.8),
                                layer: 50, inLegend: !listed))

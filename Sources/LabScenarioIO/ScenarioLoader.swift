@@ -73,6 +73,11 @@ public enum ScenarioLoader {
         }
     }
 
+    /// Whether `name` can name files: letters, digits, '-', '_' and '.', not starting with '.'.
+    public static func isFileSafe(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+    }
+
     static let topKeys = ["name", "description", "bounds", "materials", "radio", "rooms", "walls", "beacons",
                           "landmarks", "checkpoints", "walks", "compass", "pdr", "test_grid"]
 
@@ -129,9 +134,10 @@ public enum ScenarioLoader {
     private static func readRadio(_ f: YAMLField) -> RadioModel? {
         guard let m = f.mapping(allowed: radioKeys) else { return nil }
         var r = RadioModel()
-        if let v = m.optional("p0")?.double() { r.p0 = v }
-        if let v = m.optional("exponent")?.positive() { r.exponent = v }
-        if let v = m.optional("sigma")?.nonNegative() { r.sigma = v }
+        // Ranges a radio can have (an exponent of 0.001 sent fixes to 10¹⁰⁹ m, a σ of 10²⁰⁰ dB made them NaN).
+        if let v = m.optional("p0")?.within(RadioModel.plausibleP0, "dBm") { r.p0 = v }
+        if let v = m.optional("exponent")?.within(RadioModel.plausibleExponent, "") { r.exponent = v }
+        if let v = m.optional("sigma")?.within(RadioModel.plausibleSigma, "dB") { r.sigma = v }
         if let v = m.optional("sensitivity")?.double() { r.sensitivity = v }
         if let v = m.optional("quantize")?.bool() { r.quantize = v }
         if let v = m.optional("advertising_interval")?.positive() { r.advertisingInterval = v }
@@ -223,7 +229,7 @@ public enum ScenarioLoader {
         let minor = m.optional("minor")?.uint16()
         let position = m.required("position")?.point()
         let height = m.optional("height")?.nonNegative()
-        let p0 = m.optional("p0")?.double()
+        let p0 = m.optional("p0")?.within(RadioModel.plausibleP0, "dBm")
         guard let id, let position else { return nil }
         return Beacon(id: id, uuid: uuid, major: major, minor: minor, position: position, height: height, p0: p0)
     }
@@ -312,6 +318,20 @@ public enum ScenarioLoader {
                 } else { seen[id] = i }
             }
         }
+        // Names go into file names (the scenario's) and unquoted CSV fields (every name and id).
+        if !ScenarioLoader.isFileSafe(s.name) {
+            report(["name"], "name", "'\(abbreviated(s.name))' cannot name the files the lab writes for it: use letters, digits, '-', '_' and '.', not starting with '.' (no '/', '@', spaces or commas)")
+        }
+        func checkCSVSafe(_ names: [String], list: String, key: String) {
+            for (i, name) in names.enumerated() where name.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) {
+                report([list, i, key], "\(list)[\(i)].\(key)", "'\(abbreviated(name))' holds a comma, a quote or a line break, which the lab's CSV files cannot carry")
+            }
+        }
+        checkCSVSafe(s.beacons.map(\.id), list: "beacons", key: "id")
+        checkCSVSafe(s.rooms.map(\.name), list: "rooms", key: "name")
+        checkCSVSafe(s.landmarks.map(\.name), list: "landmarks", key: "name")
+        checkCSVSafe(s.checkpoints.map(\.id), list: "checkpoints", key: "id")
+        checkCSVSafe(s.walks.map(\.name), list: "walks", key: "name")
         checkDuplicates(s.beacons.map(\.id), list: "beacons", key: "id")
         checkDuplicates(s.rooms.map(\.name), list: "rooms", key: "name")
         checkDuplicates(s.landmarks.map(\.name), list: "landmarks", key: "name")
@@ -353,11 +373,16 @@ public enum ScenarioLoader {
         for (i, c) in s.checkpoints.enumerated() where !s.bounds.contains(c.position) {
             report(["checkpoints", i, "position"], "checkpoints[\(i)].position", "checkpoint '\(c.id)' lies outside the bounds \(boundsText(s.bounds))")
         }
-        for problem in WorkBudget.problems(s) {
+        let budget = WorkBudget.problems(s)
+        for problem in budget {
             let steps: [Any] = problem.path.map { step -> Any in
                 switch step { case .key(let k): return k; case .index(let i): return i }
             }
             report(steps, problem.field, problem.message)
+        }
+        // Something to score: a walk, or a test point inside a room (a compare of none ran, then plotted nothing).
+        if budget.isEmpty, s.walks.isEmpty, s.walkableGrid(spacing: s.testGridSpacing).isEmpty {
+            report(["test_grid"], "test_grid", "no walk, and no test point of the \(Format.number(s.testGridSpacing)) m grid falls inside a room: nothing to simulate (add a walk, larger rooms or a finer test_grid)")
         }
         let friezeNames = Set(s.friezes.map(\.name))
         for (i, w) in s.walks.enumerated() {
@@ -392,6 +417,15 @@ extension YAMLField {
     func positive() -> Double? {
         guard let v = double() else { return nil }
         if v <= 0 { fail("expected a positive number, found \(v)"); return nil }
+        return v
+    }
+    /// A number in `range`, else a message naming it (with `unit`).
+    func within(_ range: ClosedRange<Double>, _ unit: String) -> Double? {
+        guard let v = double() else { return nil }
+        if !range.contains(v) {
+            fail("expected \(Format.number(range.lowerBound))–\(Format.number(range.upperBound))\(unit.isEmpty ? "" : " " + unit), found \(Format.number(v))")
+            return nil
+        }
         return v
     }
     func nonNegative() -> Double? {

@@ -505,8 +505,8 @@ public enum RecordingStore {
         let rows = try Row.fetchCursor(db, sql: "SELECT t, beacon, rssi FROM rssi_samples ORDER BY rowid")
         while let r = try rows.next() {
             let t: Double = r[0], b: Int = r[1], v: Double = r[2]
-            guard b >= 0, b < beacons.count, t.isFinite, v.isFinite else {
-                throw bad("rssi_samples", "sample \(rssi.count + 1): beacon \(b), t \(t), rssi \(v) is not a valid sample")
+            guard b >= 0, b < beacons.count, t.isFinite, RecordingImporter.plausibleRSSI.contains(v) else {
+                throw bad("rssi_samples", "sample \(rssi.count + 1): beacon \(b), t \(t), rssi \(v) is not a valid sample (RSSI \(Format.number(RecordingImporter.plausibleRSSI.lowerBound))–\(Format.number(RecordingImporter.plausibleRSSI.upperBound)) dBm)")
             }
             rssi.append(RSSIReading(beacon: b, t: t, rssi: v))
         }
@@ -593,7 +593,7 @@ public final class RecordingWriter {
 
     /// Appends one RSSI sample. Importers check their input first; this is the last line of defence.
     public func append(_ r: RSSIReading) throws {
-        guard r.beacon >= 0, r.beacon < beaconCount, r.t.isFinite, r.rssi.isFinite else {
+        guard r.beacon >= 0, r.beacon < beaconCount, r.t.isFinite, RecordingImporter.plausibleRSSI.contains(r.rssi) else {
             throw InputError(file: file, field: "rssi_samples", "invalid sample: beacon \(r.beacon), t \(r.t), rssi \(r.rssi)")
         }
         rssiStatement.setUncheckedArguments([r.t, r.beacon, r.rssi])

@@ -28,13 +28,16 @@ struct Bench: ParsableCommand {
     var only: String?
 
     func validate() throws {
-        guard seconds > 0 else { throw ValidationError("--seconds must be positive") }
+        guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
         if only != nil && skipTournament { throw ValidationError("--skip-tournament and --only do not go together: --only lists the groups that run") }
         _ = try groups()
     }
 
     func groups() throws -> Set<LabBenchmark.Group> {
         guard let only else { return Set(LabBenchmark.Group.allCases.filter { $0 != .tournament || !skipTournament }) }
+        guard !only.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--only needs at least one group; the groups are \(LabBenchmark.Group.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
         return Set(try only.split(separator: ",").map { name in
             let n = name.trimmingCharacters(in: .whitespaces)
             guard let g = LabBenchmark.Group(rawValue: n) else {

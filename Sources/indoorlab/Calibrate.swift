@@ -95,6 +95,14 @@ struct Calibrate: ParsableCommand {
 
     /// Where --plot draws: the path less its extension, and the formats (.png, .svg, or both without one).
     func plotTarget(_ path: String) throws -> (base: String, formats: [PlotFormat]) {
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        guard !path.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
+            throw ValidationError("--plot '\(path)': give a file name (with .png, .svg, or no extension for both)")
+        }
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+            throw ValidationError("--plot \(path): is not a regular file; give a file name for the figure")
+        }
         let url = URL(fileURLWithPath: path)
         let ext = url.pathExtension.lowercased()
         if let f = PlotFormat(rawValue: ext) { return (url.deletingPathExtension().path, [f]) }

@@ -68,6 +68,9 @@ struct Compare: ParsableCommand {
         guard (1...Compare.maximumSeeds).contains(seeds) else {
             throw ValidationError("--seeds must be between 1 and \(Compare.maximumSeeds), found \(seeds): every fix of every seed is kept for the leaderboard (about 20 MB per seed with the bundled scenarios); run more seeds as several runs with --seed")
         }
+        if seeds > 1, seed > UInt64.max - UInt64(seeds - 1) {
+            throw ValidationError("--seed \(seed) with --seeds \(seeds) runs past the last seed, \(UInt64.max)")
+        }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
         guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
         if let real, !RealProtocols.present(in: real) {
@@ -75,14 +78,29 @@ struct Compare: ParsableCommand {
         }
     }
 
+    /// Refuses a scenario file the run would write over: one in --out named like its results (run.json,
+    /// *-epochs.csv, *-crlb-map.json), or one in --plots named like a figure (*.png, *.svg).
+    func checkInputsAreNotOutputs(_ paths: [String]) throws {
+        for path in paths {
+            let name = URL(fileURLWithPath: path).lastPathComponent, dir = parentPath(path).isEmpty ? "." : parentPath(path)
+            if let out, samePath(dir, out), name == "run.json" || name.hasSuffix("-epochs.csv") || name.hasSuffix("-crlb-map.json") {
+                throw InputError(file: path, "is an input, and --out \(out) holds the results under names like it: choose another --out")
+            }
+            if let plots, samePath(dir, plots), name.hasSuffix(".png") || name.hasSuffix(".svg") {
+                throw InputError(file: path, "is an input, and --plots \(plots) holds the figures under names like it: choose another --plots")
+            }
+        }
+    }
+
     func run() throws {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
+        try reportingInputErrors { try checkInputsAreNotOutputs(paths) }
         let directories = try reportingInputErrors { try OutputDirectories([("--out", out), ("--plots", plots)]) }
         var succeeded = false
         defer { directories.finish(succeeded: succeeded) }
-        let seedList = (0..<seeds).map { seed &+ UInt64($0) }  // wraps past UInt64.max
+        let seedList = (0..<seeds).map { seed + UInt64($0) }  // validate() keeps it below UInt64.max
         let tournament = Tournament(scenarios: loaded, seeds: seedList, estimators: estimators, conditions: conditions)
         try checkDistinctNames(loaded, paths: paths)
         let progress = Progress("compare: scenario × seed", total: tournament.jobCount)
@@ -121,7 +139,7 @@ struct Compare: ParsableCommand {
             if let tracking = board.tracking, !tracking.isEmpty { print(LeaderboardTable.tracking(tracking)) }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
             if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
-            print(String(format: "%d epochs × %d estimators in %.1f s", results.count / max(estimators.count, 1), estimators.count, elapsed))
+            print("\(counted(results.count / max(estimators.count, 1), "epoch")) × \(counted(estimators.count, "estimator")) in \(String(format: "%.1f", elapsed)) s")
         }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
@@ -246,7 +264,8 @@ enum LeaderboardTable {
                 let cross = String(r.name.dropLast("-matched".count))
                 let matched = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
                 let crossMean = b.score(cross, e)?.stats.mean ?? .nan
-                row += [Format.fixed(crossMean, 2), Format.fixed(matched, 2), matched > 0 ? Format.fixed(crossMean / matched, 2) : "—"]
+                func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
+                row += [m(crossMean), m(matched), matched > 0 && crossMean.isFinite ? Format.fixed(crossMean / matched, 2) : "—"]
             }
             rows.append(row)
         }

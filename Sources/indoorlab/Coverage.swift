@@ -38,6 +38,9 @@ struct Coverage: ParsableCommand {
 
     func validate() throws {
         guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be between 1 and 10000, found \(seeds)") }
+        if seeds > 1, seed > UInt64.max - UInt64(seeds - 1) {
+            throw ValidationError("--seed \(seed) with --seeds \(seeds) runs past the last seed, \(UInt64.max)")
+        }
         guard correlation > 0, correlation.isFinite else { throw ValidationError("--correlation must be a positive number of metres") }
         guard estimator.count == 1 else { throw ValidationError("--estimator takes exactly one estimator") }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
@@ -48,7 +51,7 @@ struct Coverage: ParsableCommand {
         guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
         try checkDistinctNames(loaded, paths: paths)
-        let seedList = (0..<seeds).map { seed &+ UInt64($0) }
+        let seedList = (0..<seeds).map { seed + UInt64($0) }  // validate() keeps it below UInt64.max
         let correlations: [Double?] = [nil, correlation]
         let progress = Progress("coverage", total: loaded.count * conditions.count * correlations.count)
         var rows: [CoverageRow] = []
@@ -62,19 +65,25 @@ struct Coverage: ParsableCommand {
         }
         if rows.allSatisfy({ $0.fixes == 0 }) {
             let without = rows.reduce(0) { $0 + $1.withoutEllipse }
+            guard without > 0 else {
+                // No fix at all is the scenario's doing (too few beacons heard), not a wrong option.
+                printError("error: coverage: \(estimator[0].rawValue) fixed no epoch of \(loaded.map(\.name).joined(separator: ", ")): nothing to measure")
+                throw ExitCode(1)
+            }
             throw ValidationError("--estimator \(estimator[0].rawValue) stated no uncertainty ellipse (\(without) fixes without one): coverage checks an estimator that states its uncertainty, such as offset-learning or particle-filter")
         }
         if json {
             try writeOutput(jsonString(CoverageReport(estimator: estimator[0].rawValue, level: UncertaintyCoverage.level, seeds: seedList, rows: rows)), to: nil)
             return
         }
-        print("# \(estimator[0].rawValue): share of fixes whose 95% ellipse holds the truth (seeds \(seedList.first!)–\(seedList.last!))")
+        print("# \(estimator[0].rawValue): share of fixes whose 95% ellipse holds the truth (\(seedList.count == 1 ? "seed \(seedList[0])" : "seeds \(seedList.first!)–\(seedList.last!)"))")
+        func share(_ part: Double) -> String { part.isFinite ? String(format: "%.1f%%", 100 * part) : "-" }
         let header = ["scenario", "condition", "shadowing", "fixes", "coverage", "on walks", "walk misses across a wall", "median semi-major", "scale for 95%"]
         let body = rows.map { r in
             [r.scenario, r.condition.rawValue, r.correlationDistance.map { String(format: "correlated %g m", $0) } ?? "independent",
-             "\(r.fixes)", String(format: "%.1f%%", 100 * r.coverage),
+             "\(r.fixes)", r.fixes > 0 ? share(r.coverage) : "-",
              r.walkFixes > 0 ? String(format: "%.1f%%", 100 * r.walkCoverage) : "-",
-             r.walkFixes > r.walkInside ? String(format: "%.1f%%", 100 * r.walkMissesAcrossWallShare) : "-", String(format: "%.2f m", r.medianSemiMajor), String(format: "%.2f", r.neededScale)]
+             r.walkFixes > r.walkInside ? String(format: "%.1f%%", 100 * r.walkMissesAcrossWallShare) : "-", r.fixes > 0 ? String(format: "%.2f m", r.medianSemiMajor) : "-", r.fixes > 0 ? String(format: "%.2f", r.neededScale) : "-"]
         }
         print(LeaderboardTable.table([header] + body), terminator: "")
         for c in conditions {

@@ -73,10 +73,17 @@ struct Import: ParsableCommand {
         guard ImportFormat(rawValue: format) != nil else {
             throw ValidationError("unknown format '\(format)'; known: \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if let scanWindow, !(scanWindow > 0 && scanWindow.isFinite) { throw ValidationError("--scan-window must be a positive number of seconds") }
-        if let exponent, !(exponent > 0 && exponent.isFinite) { throw ValidationError("--exponent must be positive") }
-        if let sigma, !(sigma >= 0 && sigma.isFinite) { throw ValidationError("--sigma must be ≥ 0") }
-        if let p0, !p0.isFinite { throw ValidationError("--p0 must be a number") }
+        // The ranges a scenario's radio block takes, so a recording is never written that cannot be read back.
+        func check(_ value: Double?, _ option: String, _ range: ClosedRange<Double>, _ unit: String) throws {
+            if let value, !range.contains(value) {
+                throw ValidationError("--\(option) must be \(Format.number(range.lowerBound))–\(Format.number(range.upperBound))\(unit), found \(Format.number(value))")
+            }
+        }
+        try check(scanWindow, "scan-window", WorkBudget.scanWindowRange, " s")
+        try check(exponent, "exponent", RadioModel.plausibleExponent, "")
+        try check(sigma, "sigma", RadioModel.plausibleSigma, " dB")
+        try check(p0, "p0", RadioModel.plausibleP0, " dBm")
+        try checkRecordingName(name)
         if scenario != nil && format != ImportFormat.labCSV.rawValue { throw ValidationError("--scenario applies to lab-csv only") }
         if obstacles && format != ImportFormat.uji.rawValue { throw ValidationError("--obstacles applies to uji only") }
         if let txPower {

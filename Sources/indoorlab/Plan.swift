@@ -57,10 +57,12 @@ struct Plan: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard targetP90 > 0 else { throw ValidationError("--target-p90 must be positive (metres)") }
+        guard targetP90 > 0, targetP90.isFinite else { throw ValidationError("--target-p90 must be a positive number of metres") }
         guard coverage > 0 && coverage <= 1 else { throw ValidationError("--coverage must be in (0, 1]") }
         guard candidateSpacing > 0, pointSpacing > 0 else { throw ValidationError("spacings must be positive") }
-        guard maxBeacons >= 3, draws >= 1 else { throw ValidationError("--max-beacons must be ≥ 3 and --draws ≥ 1") }
+        guard maxBeacons >= 3, draws >= 1, draws <= Planner.maximumDraws else {
+            throw ValidationError("--max-beacons must be ≥ 3 and --draws 1–\(Planner.maximumDraws)")
+        }
     }
 
     func run() throws {
@@ -85,43 +87,49 @@ struct Plan: ParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
 
         let beacons = result.chosen.positions.isEmpty ? [] : planner.beacons(for: result.chosen.positions.compactMap { p in planner.model.candidates.firstIndex(of: p) })
+        let written = output != nil && !beacons.isEmpty
         if let output, !beacons.isEmpty {
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let note = "Beacons placed by 'indoorlab plan --target-p90 \(Format.metres(targetP90)) --coverage \(coverage) --mount \(mount.rawValue) --seed \(seed.seed)'."
             try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: beacons, note: note), to: output, inputs: [path])
         }
-        var written: [String] = []
+        var figures: [String] = []
         if !result.steps.isEmpty {
-            written = try PlotRenderer.shared.render(PlanningFigures.beaconCount(scenario: s, result: result, options: o), to: plots + "/\(s.name)-beacon-count")
-            written += try PlotRenderer.shared.render(PlanningFigures.planMap(scenario: s, beacons: beacons, result: result, options: o), to: plots + "/\(s.name)-plan-map")
+            figures = try PlotRenderer.shared.render(PlanningFigures.beaconCount(scenario: s, result: result, options: o), to: plots + "/\(s.name)-beacon-count")
+            figures += try PlotRenderer.shared.render(PlanningFigures.planMap(scenario: s, beacons: beacons, result: result, options: o), to: plots + "/\(s.name)-plan-map")
         }
         succeeded = true
 
         if json {
             // No run time: the same inputs give the same JSON (the text ends with it).
             struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var plots: [String] }
-            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, plots: written)), to: nil)
+            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, plots: figures)), to: nil)
         } else {
-            print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate positions (\(mount.rawValue))")
+            print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") (\(mount.rawValue))")
             var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
             for st in result.steps {
-                rows.append(["\(st.count)", Format.metres(st.predicted.areaQuantile) + " m", pct(st.predicted.coverage),
-                             st.simulated.map { Format.metres($0.areaQuantile) + " m" } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
+                rows.append(["\(st.count)", metres(st.predicted.areaQuantile), pct(st.predicted.coverage),
+                             st.simulated.map { metres($0.areaQuantile) } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
             }
             print(LeaderboardTable.table(rows), terminator: "")
             let c = result.chosen
             if result.met {
                 print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
             } else {
-                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(min(maxBeacons, result.candidates)) beacons.")
-                print("best found: \(c.count) beacons, area P90 \(Format.metres(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) m (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
+                let most = min(maxBeacons, result.candidates)
+                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(most) beacon\(most == 1 ? "" : "s")"
+                      + (result.candidates < maxBeacons ? " (only \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") at --candidate-spacing \(Format.number(candidateSpacing)) m)." : "."))
+                print("best found: \(c.count) beacons, area P90 \(metres(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
             }
-            print(String(format: "%.1f s", elapsed) + (output.map { "; scenario written to \($0)" } ?? "") + (written.isEmpty ? "" : "; plots: \(written.joined(separator: ", "))"))
+            let scenarioNote = output.map { written ? "; scenario written to \($0)" : "; no beacons placed, so \($0) was not written" } ?? ""
+            print(String(format: "%.1f s", elapsed) + scenarioNote + (figures.isEmpty ? "" : "; plots: \(figures.joined(separator: ", "))"))
         }
         if !result.met { throw ExitCode(1) }
     }
 
     func pct(_ v: Double) -> String { Format.fixed(v * 100, 0) + "%" }
+    /// An area P90; +∞ (more than a tenth of the points get no fix) reads "no fix".
+    func metres(_ v: Double) -> String { v.isFinite ? Format.metres(v) + " m" : "no fix" }
 }
 
 extension Mount: ExpressibleByArgument {}

@@ -136,6 +136,10 @@ struct Plot: ParsableCommand {
             let first = seed ?? 1
             let curve = try OffsetLearningCurve.measure(scenario: s, walk: walk, offset: offset,
                                                         allImpairments: allImpairments, seeds: (0..<runs).map { first &+ UInt64($0) }, scans: scans)
+            guard curve.runs.contains(where: { $0.learned.contains(where: \.isFinite) }) else {
+                printError("error: plot offset-learning: with a \(Format.fixed(offset, 0)) dB phone no scan of \(s.name) gave a fix, so nothing was learned")
+                throw ExitCode(1)
+            }
             if json { print(try LabJSON.string(curve)) }
             let figure = OffsetLearningFigure.make(curve)
             return try PlotRenderer.shared.render(figure, to: outDir + "/\(s.name)-offset-learning", formats: format)

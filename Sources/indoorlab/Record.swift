@@ -36,6 +36,8 @@ struct Record: ParsableCommand {
     @Option(help: "Free-text notes stored with the recording.")
     var notes: String = ""
 
+    func validate() throws { try checkRecordingName(name) }
+
     func run() throws {
         let path = BundledScenarios.resolve(scenario)
         let s = try loadScenario(scenario)
@@ -64,7 +66,7 @@ struct Record: ParsableCommand {
 
 enum RecordingSummaryText {
     static func line(_ s: RecordingSummary) -> String {
-        "\(s.path): recording '\(s.name)': \(s.beacons) beacons, \(s.rssiSamples) RSSI samples, \(s.headingSamples) headings, "
-            + (s.stepSamples > 0 ? "\(s.stepSamples) steps, " : "") + "\(s.truthSamples) truth samples, \(Format.fixed(s.duration, 1)) s"
+        "\(s.path): recording '\(s.name)': \(counted(s.beacons, "beacon")), \(counted(s.rssiSamples, "RSSI sample")), \(counted(s.headingSamples, "heading")), "
+            + (s.stepSamples > 0 ? "\(counted(s.stepSamples, "step")), " : "") + "\(counted(s.truthSamples, "truth sample")), \(Format.fixed(s.duration, 1)) s"
     }
 }

@@ -53,6 +53,11 @@ struct Replay: ParsableCommand {
 
     func run() throws {
         // Every file is read and checked before anything runs or is written.
+        for (i, a) in files.enumerated() {
+            if let b = files[..<i].first(where: { samePath(a, $0) }) {
+                throw ValidationError("\(a) and \(b) are the same recording: give each recording once")
+            }
+        }
         let sidecars = files.map(BaselineFile.path(forRecording:))
         let inputs = files + sidecars + (radio.map { [$0] } ?? [])
         try reportingInputErrors { try checkOutput(junit, inputs: inputs) }
@@ -72,8 +77,14 @@ struct Replay: ParsableCommand {
         var regressions: [(String, BaselineCheck)] = []
         var strictFailures: [(String, String)] = []
         var suites: [JUnitReport.Suite] = []
-        for (i, (file, r)) in zip(files, recordings).enumerated() {
-            let result = RecordingReplay.run(r, estimators: estimators)
+        let results = recordings.map { RecordingReplay.run($0, estimators: estimators) }
+        // A baseline of nothing (availability 0 of 0) would pass every later gate; checked before any is stored.
+        if updateBaseline, let i = results.firstIndex(where: { r in !r.results.contains { $0.beaconsHeard > 0 } }) {
+            try reportingInputErrors {
+                throw InputError(file: files[i], "has no scored epoch that heard a beacon (a scan window with readings and ground truth): no baselines to store")
+            }
+        }
+        for (i, (file, result)) in zip(files, results).enumerated() {
             var updated = false
             if updateBaseline {
                 // Merged with the baselines of other estimators under the recording's lock, file and table together.
@@ -107,7 +118,8 @@ struct Replay: ParsableCommand {
             }
             if regressions.isEmpty && !updateBaseline {
                 let checked = reports.reduce(0) { $0 + $1.checks.count }
-                print(checked > 0 ? "all \(checked) baselines hold" : "no baselines stored: nothing checked (store them with --update-baseline)")
+                print(checked > 1 ? "all \(checked) baselines hold" : checked == 1 ? "the 1 baseline holds"
+                      : "no baselines stored: nothing checked (store them with --update-baseline)")
             }
         }
         if !passed { throw ExitCode(1) }
@@ -170,8 +182,8 @@ enum ReplayTable {
     }
 
     static func scores(file: String, result r: RecordingReplay.Result, updated: Bool) -> String {
-        var out = "\(file) — \(r.recording.name) (\(r.recording.source.rawValue)): \(r.epochs) epochs"
-        if r.windowsWithoutTruth > 0 { out += ", \(r.windowsWithoutTruth) windows without truth skipped" }
+        var out = "\(file) — \(r.recording.name) (\(r.recording.source.rawValue)): \(counted(r.epochs, "epoch"))"
+        if r.windowsWithoutTruth > 0 { out += ", \(counted(r.windowsWithoutTruth, "window")) without truth skipped" }
         out += "\n"
         var rows = [["estimator", "avail", "mean", "CE50", "P75", "P90", "RMSE", "room", "exhibit", "frieze", "baselines"]]
         for s in r.scores {

@@ -192,3 +192,12 @@ func hangingList(_ rows: [(name: String, text: String)], width: Int = 79) -> Str
         return lines.joined(separator: "\n")
     }.joined(separator: "\n")
 }
+
+/// A recording's `--name` goes into tables, JUnit reports and terminals: not empty, no control characters (an
+/// escape sequence would be replayed to whoever reads the output).
+func checkRecordingName(_ name: String?) throws {
+    guard let name else { return }
+    if name.isEmpty || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        throw ValidationError("--name must be a non-empty name without control characters")
+    }
+}

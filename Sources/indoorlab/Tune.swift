@@ -35,7 +35,7 @@ struct Tune: ParsableCommand {
 
     func validate() throws {
         if let beacons, beacons < 1 { throw ValidationError("--beacons must be at least 1") }
-        guard draws >= 1 else { throw ValidationError("--draws must be at least 1") }
+        guard draws >= 1 && draws <= Planner.maximumDraws else { throw ValidationError("--draws must be 1–\(Planner.maximumDraws)") }
     }
 
     func run() throws {
@@ -51,7 +51,9 @@ struct Tune: ParsableCommand {
         o.maxMoved = beacons; o.draws = draws; o.seed = seed.seed
         o.estimator = .shipped
         let progress = Progress("tune", total: 0)
-        let result = try Tuner(scenario: s, options: o).run { progress.note($0) }
+        let tuner = Tuner(scenario: s, options: o)
+        if let problem = tuner.workProblem() { throw ValidationError(problem) }
+        let result = try tuner.run { progress.note($0) }
         progress.finish()
         if let output {
             let original = try String(contentsOfFile: path, encoding: .utf8)

@@ -25,7 +25,7 @@ struct Validate: ParsableCommand {
             let path = BundledScenarios.resolve(f)
             do {
                 let s = try BundledScenarios.load(f)   // a bare name that is no bundled scenario says where it looked
-                func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+                func count(_ n: Int, _ noun: String) -> String { counted(n, noun) }
                 let summary = "\(s.name): " + [count(s.beacons.count, "beacon"), count(s.rooms.count, "room"), count(s.walls.count, "wall"),
                                                count(s.landmarks.count, "landmark"), count(s.checkpoints.count, "checkpoint"),
                                                count(s.walks.count, "walk")].joined(separator: ", ")

@@ -78,6 +78,44 @@ func errors(_ yaml: String) -> [String] {
         #expect(e.contains("test.yaml: beacons: missing required top-level field 'beacons'"), "\(e)")
     }
 
+    /// Names go into file names and unquoted CSV fields: a scenario name must be file-safe (no '/', which wrote
+    /// outside the output directory; no '@', which clashed with "NAME@field"), and no name or id may hold a comma,
+    /// a quote or a line break (a comma shifted every later CSV column).
+    @Test func namesThatCannotNameFilesOrCSVFieldsAreRefused() {
+        for bad in ["../evil", "open-hall@field", "a b", ".hidden", "a,b"] {
+            let e = errors(validYAML.replacingOccurrences(of: "name: test-room", with: "name: \"\(bad)\""))
+            #expect(e.contains { $0.contains("test.yaml:1: name: '\(bad)' cannot name the files the lab writes for it") }, "\(bad): \(e)")
+        }
+        #expect(errors(validYAML.replacingOccurrences(of: "name: test-room", with: "name: Salle_1.b-2")).isEmpty)
+        let room = errors(validYAML.replacingOccurrences(of: "  - name: Room\n", with: "  - name: \"Room, big\"\n"))
+        #expect(room.contains { $0.contains("rooms[0].name: 'Room, big' holds a comma, a quote or a line break") }, "\(room)")
+        let walk = errors(validYAML.replacingOccurrences(of: "  - name: stroll", with: "  - name: \"stroll\\nback\""))
+        #expect(walk.contains { $0.contains("walks[0].name:") && $0.contains("holds a comma, a quote or a line break") }, "\(walk)")
+        let beacon = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: 'B\"2',"))
+        #expect(beacon.contains { $0.contains("beacons[1].id:") && $0.contains("holds a comma, a quote or a line break") }, "\(beacon)")
+    }
+
+    /// A radio no receiver has is refused: an exponent of 0.001 sent trilateration's fixes to 10¹⁰⁹ m, a σ of 10²⁰⁰ dB
+    /// made fingerprint's NaN, a P0 of +500 dBm is no reading at all.
+    @Test func anImpossibleRadioIsRefused() {
+        for (from, to, message) in [("exponent: 2.0", "exponent: 0.001", "radio.exponent: expected 0.5–10, found 0.001"),
+                                    ("sigma: 4}", "sigma: 1e200}", "radio.sigma: expected 0–30 dB, found 1e+200"),
+                                    ("p0: -59,", "p0: 500,", "radio.p0: expected -150–20 dBm, found 500"),
+                                    ("p0: -62}", "p0: 40}", "beacons[1].p0: expected -150–20 dBm, found 40")] {
+            let e = errors(validYAML.replacingOccurrences(of: from, with: to))
+            #expect(e.contains { $0.contains(message) }, "\(to): \(e)")
+        }
+    }
+
+    /// A scenario with nothing to score (no walk, and no test point inside a room) is refused: compare ran it to
+    /// empty tables and then plotted nothing, not even the other scenarios' figures.
+    @Test func aScenarioWithNothingToScoreIsRefused() {
+        var yaml = validYAML.replacingOccurrences(of: "polygon: [[0, 0], [10, 0], [10, 8], [0, 8]]", with: "polygon: [[0.1, 0.1], [0.2, 0.1], [0.2, 0.2], [0.1, 0.2]]")
+        yaml = String(yaml[..<yaml.range(of: "walks:")!.lowerBound]) + "compass: {sigma: 8, bias: 2}\n"
+        let e = errors(yaml)
+        #expect(e.contains { $0.contains("test_grid: no walk, and no test point of the 2 m grid falls inside a room: nothing to simulate") }, "\(e)")
+    }
+
     @Test func wrongTypeSaysWhatWasExpected() {
         let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: loud}"))
         #expect(e.contains { $0.contains("radio.sigma: expected a finite number, found 'loud'") })

@@ -247,6 +247,26 @@ import LabStore
         #expect(none.field?.hasColors == false)
     }
 
+    /// A track with a 10⁷ m stated radius and times near 10¹⁹ s (an estimator gone wild, an edited results file)
+    /// draws in a moment: the room names' obstacles sample only the part of a line inside the floorplan (the
+    /// ellipse was sampled every 7 cm over its 60,000 km, asking for terabytes), and time labels no longer trap
+    /// converting 10¹⁹ to an integer.
+    @Test func aWildTrackDrawsWithoutCrashingOrExhaustingMemory() throws {
+        var rs = Fixture.results().filter { $0.estimator == .fusion && $0.seed == Fixture.seeds[0] }
+        for i in rs.indices where rs[i].walk == "loop" {
+            rs[i].t += 1e19
+            if i % 5 == 0 { rs[i].uncertainty = 1e7 }
+        }
+        let figure = try ResultFigures.track(scenario: Fixture.scenario, results: rs, estimator: "fusion", seed: Fixture.seeds[0], walk: "loop")
+        let out = Fixture.temporaryDirectory("wild")
+        defer { Fixture.cleanUp(out) }
+        let written = try PlotRenderer.shared.render(figure, to: out + "/wild", formats: [.svg])
+        #expect(written == [out + "/wild.svg"])
+        #expect(FloorplanFigure.clipped(Point(-1e7, 4), Point(1e7, 4), to: Rect(minX: 0, minY: 0, maxX: 12, maxY: 8)).map { $0.0.x == 0 && $0.1.x == 12 } == true)
+        #expect(FloorplanFigure.clipped(Point(-5, -5), Point(-1, -1), to: Rect(minX: 0, minY: 0, maxX: 12, maxY: 8)) == nil)
+        #expect(FloorplanFigure.clipped(Point(.infinity, 0), Point(1, 1), to: Rect(minX: 0, minY: 0, maxX: 12, maxY: 8)) == nil)
+    }
+
     /// The CDF legend's share of fixes never rounds a miss up to 100%, nor a few fixes down to 0%.
     @Test func fixShareNeverRoundsUpToAHundred() {
         #expect(CDFFigure.fixShare(97, of: 100) == "97")

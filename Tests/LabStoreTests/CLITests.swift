@@ -68,6 +68,22 @@ import LabScenarioIO
         #expect(failJSON.stdout.contains("\"regressions\" : 1") && failJSON.stdout.contains("\"status\" : \"regression\""))
     }
 
+    /// Baselines of a recording where no scored window heard a beacon would hold availability 0 of nothing and pass
+    /// every later gate: --update-baseline refuses them (exit 2) and stores nothing.
+    @Test func noBaselinesAreStoredForARecordingThatHeardNothingScored() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/csv", withIntermediateDirectories: true)
+        try "id,x,y\nA,0,0\nB,10,0\nC,5,8\n".write(toFile: dir + "/csv/beacons.csv", atomically: true, encoding: .utf8)
+        try "t,beacon,rssi\n0.5,A,-60\n0.6,B,-70\n0.7,C,-65\n".write(toFile: dir + "/csv/readings.csv", atomically: true, encoding: .utf8)
+        try "t,x,y\n100,5,4\n".write(toFile: dir + "/csv/truth.csv", atomically: true, encoding: .utf8)
+        #expect(try indoorlab(["import", "--format", "lab-csv", dir + "/csv", "-o", dir + "/z.sqlite"]).status == 0)
+        let r = try indoorlab(["replay", dir + "/z.sqlite", "--update-baseline", "--estimators", "centroid"])
+        #expect(r.status == 2 && r.stderr.contains("has no scored epoch that heard a beacon"), "\(r.stderr)")
+        #expect(try RecordingStore.read(path: dir + "/z.sqlite").baselines.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/z.baselines.json"))
+    }
+
     @Test func badInputExitsWith2AndLeavesNothing() throws {
         let dir = try temporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -23,6 +23,20 @@ import LabEvaluation
         #expect(throws: CalibrationError.self) { try PathLossFit.fit(x: [3, 3, 3, 3], y: [-60, -61, -62, -59]) }
     }
 
+    /// A recording whose RSSI rises with distance (truth and readings mismatched) gives no path-loss model: the
+    /// calibration refuses it rather than print, save or apply an exponent below zero (applied, it left a
+    /// recording nothing could open again).
+    @Test func aFitThatIsNoPathLossModelIsRefused() throws {
+        let s = try scenario("open-hall")
+        var r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        r.rssi = r.rssi.map { RSSIReading(beacon: $0.beacon, t: $0.t, rssi: -160 - $0.rssi) }
+        #expect {
+            _ = try Calibration(r, perBeacon: true)
+        } throws: { error in
+            "\(error)".contains("the fit is no path-loss model") && "\(error)".contains("RSSI should fall with distance")
+        }
+    }
+
     /// Open hall: no walls, one radio model (P0 −59 dBm, n 2, σ 4 dB). The fit finds it within a few
     /// standard errors, up to the small bias of the −100 dBm sensitivity cut and whole-dBm rounding.
     @Test func aSimulatedRecordingCalibratesToItsScenario() throws {

@@ -26,6 +26,8 @@ import Testing
         ("UPDATE rooms SET polygon = '[[0, 0], [1e999, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
         ("UPDATE walls SET loss = -3 WHERE idx = 2", "walls[2].loss: expected a loss ≥ 0 dB, found -3"),
         ("UPDATE rssi_samples SET rssi = 'loud' WHERE rowid = 7", "rssi_samples row 7 column rssi: expected a number, found text 'loud'"),
+        // An RSSI no receiver reports (500 dBm made replay's errors 1e6 m and calibrate's fit P0 = 1e308).
+        ("UPDATE rssi_samples SET rssi = 500 WHERE rowid = 4", "rssi 500.0 is not a valid sample (RSSI -150–20 dBm)"),
         ("UPDATE ground_truth SET x = X'00' WHERE rowid = 3", "ground_truth row 3 column x: expected a number, found blob X'00'"),
         ("UPDATE beacons SET x = 1e308 WHERE idx = 1", "beacons[1].position: beacon"),
         ("UPDATE beacons SET major = 1.5 WHERE idx = 2", "beacons row 2 column major: expected a whole number, found real '1.5'"),
