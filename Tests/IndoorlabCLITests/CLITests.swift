@@ -53,7 +53,7 @@ func temporaryDirectory() throws -> URL {
         """.write(to: bad, atomically: true, encoding: .utf8)
         let r = try indoorlab(["validate", bad.path])
         #expect(r.status == 2)
-        #expect(r.stderr.contains("bad.yaml:3: radio.sigma: expected a number ≥ 0, found -3.0"))
+        #expect(r.stderr.contains("bad.yaml:3: radio.sigma: expected 0–30 dB, found -3"), "\(r.stderr)")
         #expect(r.stderr.contains("bad.yaml:6: beacons[1].id: duplicate id 'A'"))
         #expect(r.stderr.contains("beacons[1].position: beacon 'A' at (20.00, 1.00) lies outside the bounds"))
         let json = try indoorlab(["validate", "--json", bad.path])
@@ -165,11 +165,15 @@ func temporaryDirectory() throws -> URL {
         #expect(!c.stdout.contains("winner"), "\(c.stdout)")
     }
 
-    @Test func seedsWrapAroundInsteadOfOverflowing() throws {
-        let r = try indoorlab(["compare", "open-hall", "--seed", "18446744073709551615", "--seeds", "2", "--estimators", "proximity", "--json"])
+    /// The last seed runs; seeds that would run past it are refused (they wrapped to 0, 1, … before, which a run's
+    /// "seeds 18446744073709551615–1" could not describe), never an overflow trap.
+    @Test func seedsNeverWrapOrOverflow() throws {
+        let r = try indoorlab(["compare", "open-hall", "--seed", "18446744073709551615", "--seeds", "1", "--estimators", "proximity", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let board = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        #expect((board?["seeds"] as? [Any])?.count == 2)
+        #expect((board?["seeds"] as? [Any])?.count == 1)
+        let wrap = try indoorlab(["compare", "open-hall", "--seed", "18446744073709551615", "--seeds", "2", "--estimators", "proximity"])
+        #expect(wrap.status == 64 && wrap.stderr.contains("runs past the last seed"), "\(wrap.stderr)")
     }
 
     @Test func duplicateYAMLKeysGiveOneCleanLine() throws {

@@ -153,7 +153,7 @@ func errors(_ yaml: String) -> [String] {
 
     @Test func negativeSigmaIsRejected() {
         let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: -4}"))
-        #expect(e.contains { $0.contains("radio.sigma: expected a number ≥ 0, found -4") })
+        #expect(e.contains { $0.contains("radio.sigma: expected 0–30 dB, found -4") })
         let c = errors(validYAML.replacingOccurrences(of: "compass: {sigma: 8", with: "compass: {sigma: -8"))
         #expect(c.contains { $0.contains("compass.sigma: expected a number ≥ 0") })
     }
