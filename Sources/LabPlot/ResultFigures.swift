@@ -297,9 +297,12 @@ public enum ResultFigures {
     // MARK: crlb
 
     /// √CRLB over the floorplan from a saved ``BoundMap`` (metres, √ of trace(F⁻¹)); grey where the beacons
-    /// expected to be heard give no 2-D fix (the map's +∞).
+    /// expected to be heard give no 2-D fix (the map's +∞) over at least 1% of the map. A few such nodes (a
+    /// corner on the bounds) take the top colour instead, as values above the scale: a grey speck would only
+    /// add a legend entry with nothing to see.
     public static func crlb(scenario s: Scenario, map: BoundMap) -> FloorplanFigure {
-        let values = map.values.map { $0 == .infinity ? Double.nan : $0 }
+        let unbounded = map.values.filter { $0 == .infinity }.count
+        let values = Double(unbounded) >= 0.01 * Double(map.values.count) ? map.values.map { $0 == .infinity ? Double.nan : $0 } : map.values
         let field = ScalarField(layout: .grid(map.bounds, nx: map.nx, ny: map.ny), values: values, label: "√CRLB (m)",
                                 missingLabel: "no 2-D fix from the beacons heard")
         let beacons = "\(s.beacons.count) beacon\(s.beacons.count == 1 ? "" : "s")"

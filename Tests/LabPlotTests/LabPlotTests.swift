@@ -245,6 +245,11 @@ import LabStore
         let none = ResultFigures.crlb(scenario: Fixture.scenario, map: BoundMap(scenario: Fixture.scenarioName, bounds: map.bounds, nx: 3, ny: 3,
                                       values: [Double](repeating: .infinity, count: 9), readingsPerBeacon: 10, model: "test"))
         #expect(none.field?.hasColors == false)
+        // One unbounded corner among 200 nodes stays a value above the scale: no grey speck, no legend entry.
+        let corner = ResultFigures.crlb(scenario: Fixture.scenario, map: BoundMap(scenario: Fixture.scenarioName, bounds: map.bounds, nx: 20, ny: 10,
+                                        values: [.infinity] + [Double](repeating: 1.5, count: 199), readingsPerBeacon: 10, model: "test"))
+        #expect(corner.field?.values.contains(where: \.isNaN) == false)
+        #expect(!corner.legendEntries.contains { $0.text == "no 2-D fix from the beacons heard" })
     }
 
     /// A track with a 10⁷ m stated radius and times near 10¹⁹ s (an estimator gone wild, an edited results file)
