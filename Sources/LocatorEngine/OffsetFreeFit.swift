@@ -172,10 +172,11 @@ package final class OffsetFreeFit {
     }
 
     /// The last scan's ridge: for each of `offsets` (increasing, around the fix's δ), where its terms put the phone with
-    /// δ held there (a prior of 0.1 dB), each solved from its neighbour nearer `fix`; the fix where a solve fails. A phone
-    /// read weaker is nearer the beacons: far along the ridge the position follows δ non-linearly (every distance scales
-    /// by 10^(Δδ / 10n)), which a slope through the fix's covariance would not. Call right after ``locate(_:ranges:)``
-    /// gave `fix`: it reuses that scan's terms and leaves the problem's prior changed (the next locate resets it).
+    /// δ held there (a prior of 0.1 dB), each solved from its neighbour nearer `fix` (and that neighbour's point where a
+    /// solve fails). A phone read weaker is nearer the beacons: far along the ridge the position follows δ non-linearly
+    /// (every distance scales by 10^(Δδ / 10n)), which a slope through the fix's covariance would not. Call right after
+    /// ``locate(_:ranges:)`` gave `fix`: it reuses that scan's terms and leaves the problem's prior changed (the next
+    /// locate resets it).
     package func ridge(through offsets: [Double], fix: Fix) -> [Point] {
         guard let delta = fix.offset else { return offsets.map { _ in fix.position } }
         var out = [Point](repeating: fix.position, count: offsets.count)
