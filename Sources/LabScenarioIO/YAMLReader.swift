@@ -48,9 +48,13 @@ struct YAMLField {
         return s.enumerated().map { YAMLField(node: $1, path: "\(path)[\($0)]", diagnostics: diagnostics) }
     }
 
+    /// A plain `~`, `null`, `Null`, `NULL` or empty scalar (YAML 1.2's null), or an explicit !!null; a quoted "null" is
+    /// text.
     var isNull: Bool {
-        if case .scalar(let s) = node, s.tag.description == Tag.Name.null.rawValue || s.string == "~" || s.string == "null" { return true }
-        return false
+        guard case .scalar(let s) = node else { return false }
+        if s.tag.description == Tag.Name.null.rawValue { return true }
+        guard s.style == .plain || s.style == .any else { return false }
+        return ["~", "null", "Null", "NULL", ""].contains(s.string)
     }
 
     func double() -> Double? {

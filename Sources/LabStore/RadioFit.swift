@@ -42,6 +42,13 @@ public struct RadioFit: Codable, Sendable, Hashable {
         return v
     }
 
+    /// What of this fit `venue` has no use for: beacon ids and wall materials it does not have (sorted), which
+    /// ``applied(to:readings:)`` leaves out.
+    public func unused(by venue: RecordedVenue) -> (beacons: [String], materials: [String]) {
+        let ids = Set(venue.beacons.map(\.id)), materials = Set(venue.walls.compactMap(\.material))
+        return (beaconP0.keys.filter { !ids.contains($0) }.sorted(), (materialLoss ?? [:]).keys.filter { !materials.contains($0) }.sorted())
+    }
+
     /// A receiver's floor as `readings` show it, dBm: the weakest reading, less half a dB when every reading is a
     /// whole dB (a reading of −91 was at least −91.5 before rounding). Readings below it were never reported, so
     /// estimators that truncate or censor at the sensitivity take it; it bounds the true floor from above (a

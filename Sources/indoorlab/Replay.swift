@@ -70,7 +70,14 @@ struct Replay: ParsableCommand {
         }
         if let radio {
             let fit = try reportingInputErrors { try RadioFit.read(path: radio) }
-            for i in recordings.indices { recordings[i].venue = fit.applied(to: recordings[i].venue, readings: recordings[i].rssi) }
+            for i in recordings.indices {
+                // A fit from another recording may know more beacons or materials than this one: said, not an error.
+                let unused = fit.unused(by: recordings[i].venue)
+                let parts = [unused.beacons.isEmpty ? nil : "beacon\(unused.beacons.count == 1 ? "" : "s") \(unused.beacons.joined(separator: ", "))",
+                             unused.materials.isEmpty ? nil : "material\(unused.materials.count == 1 ? "" : "s") \(unused.materials.joined(separator: ", "))"].compactMap { $0 }
+                if !parts.isEmpty { printError("note: \(radio): fits \(parts.joined(separator: " and ")), which \(files[i]) does not have: not used") }
+                recordings[i].venue = fit.applied(to: recordings[i].venue, readings: recordings[i].rssi)
+            }
         }
         var reports: [ReplayReport.Recording] = []
         var tables: [String] = []

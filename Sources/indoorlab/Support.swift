@@ -98,9 +98,10 @@ func samePath(_ a: String, _ b: String) -> Bool {
     OutputFile.isSameFile(a, b) || URL(fileURLWithPath: a).standardizedFileURL.path == URL(fileURLWithPath: b).standardizedFileURL.path
 }
 
-/// Refuses, before any work, an output that is one of the command's inputs.
+/// Refuses, before any work, an output that is one of the command's inputs or cannot name a file.
 func checkOutput(_ path: String?, inputs: [String]) throws {
     guard let path, path != "-" else { return }
+    try OutputFile.refuseNonFiles(path)
     try OutputFile.refuseInputs(path, inputs: inputs)
 }
 

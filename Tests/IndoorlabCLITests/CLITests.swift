@@ -466,6 +466,19 @@ func temporaryDirectory() throws -> URL {
         #expect(!weak.stdout.contains("nan"))
     }
 
+    /// An output path that cannot name a file is refused before the work, not after it (killian-court's simulation
+    /// ran whole before `-o trail/` failed): a trailing slash, an empty path, a directory, a name over 255 bytes.
+    @Test func anOutputThatIsNoFileNameIsRefusedFirst() throws {
+        for (args, message) in [(["simulate", "killian-court", "-o", "trail/"], "trail/: is no file name"),
+                                (["simulate", "open-hall", "-o", ""], "'': is no file name"),
+                                (["tune", "open-hall", "-o", "/tmp"], "is a directory; give a file name"),
+                                (["simulate", "open-hall", "-o", String(repeating: "x", count: 300)], "the file name is longer than 255 bytes")] {
+            let r = try indoorlab(args)
+            #expect(r.status == 2 && r.stderr.contains(message), "\(args.prefix(2)): \(r.status) \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+        }
+    }
+
     /// No output may land on an input or on a name that is no file: a scenario in --out named like the results
     /// (compare replaced it with run.json), `calibrate --plot /dev/null` (wrote /dev/null.png) or `--plot .`.
     /// And plan says when it wrote no scenario (it claimed "scenario written to" with no beacons placed).

@@ -116,6 +116,14 @@ func errors(_ yaml: String) -> [String] {
         #expect(e.contains { $0.contains("test_grid: no walk, and no test point of the 2 m grid falls inside a room: nothing to simulate") }, "\(e)")
     }
 
+    /// A quoted "null" or "~" is text (YAML 1.2): a beacon may be called that. A plain null is no value.
+    @Test func aQuotedNullIsText() throws {
+        let s = try parse(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: \"null\",").replacingOccurrences(of: "{id: B3,", with: "{id: '~',"))
+        #expect(s.beacons.map(\.id) == ["B1", "null", "~"])
+        let e = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: null,"))
+        #expect(e.contains { $0.contains("beacons[1].id: missing required field 'id'") }, "\(e)")
+    }
+
     @Test func wrongTypeSaysWhatWasExpected() {
         let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: loud}"))
         #expect(e.contains { $0.contains("radio.sigma: expected a finite number, found 'loud'") })

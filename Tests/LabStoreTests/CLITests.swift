@@ -312,8 +312,16 @@ struct CalibrationProtocolCLITests {
 
         let args = ["replay", dir + "/tx-12.sqlite", "--estimators", "power-centroid,least-squares", "--json"]
         let own = try Self.means(try indoorlab(args).stdout)
-        let fitted = try Self.means(try indoorlab(args + ["--radio", dir + "/fit.json"]).stdout)
+        let fittedRun = try indoorlab(args + ["--radio", dir + "/fit.json"])
+        #expect(!fittedRun.stderr.contains("note:"), "the same venue uses every entry: \(fittedRun.stderr)")
+        let fitted = try Self.means(fittedRun.stdout)
         #expect(own["power-centroid"] == fitted["power-centroid"], "power weights need no radio model")
+        // Entries the scored recording has no use for are said, not silently dropped.
+        try #"{"p0": -60, "exponent": 2, "sigma": 4, "beaconP0": {"ZZ9": -61}, "materialLoss": {"unobtainium": 3}, "fittedOn": "x"}"#
+            .write(toFile: dir + "/other.json", atomically: true, encoding: .utf8)
+        let other = try indoorlab(args + ["--radio", dir + "/other.json"])
+        #expect(other.status == 0 && other.stderr.contains("note: \(dir)/other.json: fits beacon ZZ9 and material unobtainium, which \(dir)/tx-12.sqlite does not have: not used"),
+                "\(other.stderr)")
         #expect(own["least-squares"] != fitted["least-squares"], "least squares scored with the saved model")
 
         try #"{"p0": -60, "exponent": -2, "sigma": 4, "beaconP0": {}, "fittedOn": "x"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
