@@ -94,9 +94,11 @@ public struct Wall: Sendable, Hashable {
 ///
 ///     RSSI(d) = P0 − 10·n·log10(d / 1 m) − Σ wall losses + X,   X ~ N(0, σ²)
 public struct RadioModel: Sendable, Hashable {
+    /// RSSI a receiver can report, dBm: readings (importers and recordings check them) and P0.
+    public static let plausibleRSSI: ClosedRange<Double> = -150...20
     /// What a scenario may state: P0 a receiver can report, an exponent between a waveguide's and a dense
     /// building's with room to spare (1.6–3.5 indoors, 2 in free space), a σ under any measured shadowing.
-    public static let plausibleP0: ClosedRange<Double> = -150...20
+    public static let plausibleP0 = plausibleRSSI
     public static let plausibleExponent: ClosedRange<Double> = 0.5...10
     public static let plausibleSigma: ClosedRange<Double> = 0...30
 

@@ -57,7 +57,7 @@ public struct ImportOptions: Sendable {
 /// Reads a dataset in one of the ``ImportFormat``s into a new recording, all or nothing.
 public enum RecordingImporter {
     /// RSSI values outside this range are reported as errors (dBm).
-    public static let plausibleRSSI: ClosedRange<Double> = -150...20
+    public static let plausibleRSSI = RadioModel.plausibleRSSI
 
     /// Imports `paths` (their meaning depends on `format`) into a new recording at `destination`.
     /// - Throws: ``InputError`` naming file, line and field for bad input; nothing is written then.

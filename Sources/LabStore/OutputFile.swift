@@ -49,20 +49,25 @@ public enum OutputFile {
         ok = true
     }
 
-    /// Throws when `path` is one of `inputs` (the same file, by device and inode; `stat` follows links), so a
-    /// command can refuse such an output before any work, and ``write(_:to:inputs:)`` does again at the end.
-    /// Refuses, before any work, a path that cannot name the output file: empty, ending in "/", "." or "..", an
-    /// existing directory, or a name longer than a file name may be (255 bytes).
-    public static func refuseNonFiles(_ path: String) throws {
+    /// Whether `path` has a file name at its end: not empty, not ending in "/", "." or "..".
+    public static func namesAFile(_ path: String) -> Bool {
         let name = path.split(separator: "/").last.map(String.init) ?? ""
-        if path.isEmpty || path.hasSuffix("/") || name == "." || name == ".." {
-            throw InputError(file: path.isEmpty ? "''" : path, "is no file name: give the output file's name")
-        }
-        var st = stat()
-        if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw InputError(file: path, "is a directory; give a file name") }
-        if name.utf8.count > 255 { throw InputError(file: abbreviated(path), "the file name is longer than 255 bytes") }
+        return !path.hasSuffix("/") && !name.isEmpty && name != "." && name != ".."
     }
 
+    /// Refuses, before any work, a path that cannot name the output file (``namesAFile(_:)``), an existing
+    /// directory, or a name longer than a file name may be (255 bytes).
+    public static func refuseNonFiles(_ path: String) throws {
+        guard namesAFile(path) else { throw InputError(file: path.isEmpty ? "''" : path, "is no file name: give the output file's name") }
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { throw InputError(file: path, "is a directory; give a file name") }
+        if (path.split(separator: "/").last?.utf8.count ?? 0) > 255 {
+            throw InputError(file: abbreviated(path), "the file name is longer than 255 bytes")
+        }
+    }
+
+    /// Throws when `path` is one of `inputs` (the same file, by device and inode; `stat` follows links), so a
+    /// command can refuse such an output before any work, and ``write(_:to:inputs:)`` does again at the end.
     public static func refuseInputs(_ path: String, inputs: [String]) throws {
         for input in inputs where isSameFile(input, path) {
             throw InputError(file: path, "is also an input (\(input)); writing it would replace the input — choose another output")

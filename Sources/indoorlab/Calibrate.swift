@@ -95,8 +95,7 @@ struct Calibrate: ParsableCommand {
 
     /// Where --plot draws: the path less its extension, and the formats (.png, .svg, or both without one).
     func plotTarget(_ path: String) throws -> (base: String, formats: [PlotFormat]) {
-        let name = path.split(separator: "/").last.map(String.init) ?? ""
-        guard !path.hasSuffix("/"), !name.isEmpty, name != ".", name != ".." else {
+        guard OutputFile.namesAFile(path) else {
             throw ValidationError("--plot '\(path)': give a file name (with .png, .svg, or no extension for both)")
         }
         var st = stat()

@@ -177,8 +177,10 @@ enum EstimatorList {
 }
 
 enum LeaderboardTable {
+    /// A figure in metres to two decimals, or a dash when there is none.
+    static func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
+
     static func render(_ b: Leaderboard) -> String {
-        func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
         func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 0) + "%" } ?? "—" }
         let cols = ["estimator", "avail", "mean", "CE50", "P75", "P90", "CE95", "RMSE", "max", "room", "exhibit", "frieze", "√CRLB", "eff"]
         var out = ""
@@ -264,7 +266,6 @@ enum LeaderboardTable {
                 let cross = String(r.name.dropLast("-matched".count))
                 let matched = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
                 let crossMean = b.score(cross, e)?.stats.mean ?? .nan
-                func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
                 row += [m(crossMean), m(matched), matched > 0 && crossMean.isFinite ? Format.fixed(crossMean / matched, 2) : "—"]
             }
             rows.append(row)

@@ -108,8 +108,8 @@ struct Plan: ParsableCommand {
             print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") (\(mount.rawValue))")
             var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
             for st in result.steps {
-                rows.append(["\(st.count)", metres(st.predicted.areaQuantile), pct(st.predicted.coverage),
-                             st.simulated.map { metres($0.areaQuantile) } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
+                rows.append(["\(st.count)", metresOrNoFix(st.predicted.areaQuantile), pct(st.predicted.coverage),
+                             st.simulated.map { metresOrNoFix($0.areaQuantile) } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
             }
             print(LeaderboardTable.table(rows), terminator: "")
             let c = result.chosen
@@ -119,7 +119,7 @@ struct Plan: ParsableCommand {
                 let most = min(maxBeacons, result.candidates)
                 print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(most) beacon\(most == 1 ? "" : "s")"
                       + (result.candidates < maxBeacons ? " (only \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") at --candidate-spacing \(Format.number(candidateSpacing)) m)." : "."))
-                print("best found: \(c.count) beacons, area P90 \(metres(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
+                print("best found: \(c.count) beacons, area P90 \(metresOrNoFix(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
             }
             let scenarioNote = output.map { written ? "; scenario written to \($0)" : "; no beacons placed, so \($0) was not written" } ?? ""
             print(String(format: "%.1f s", elapsed) + scenarioNote + (figures.isEmpty ? "" : "; plots: \(figures.joined(separator: ", "))"))
@@ -128,8 +128,6 @@ struct Plan: ParsableCommand {
     }
 
     func pct(_ v: Double) -> String { Format.fixed(v * 100, 0) + "%" }
-    /// An area P90; +∞ (more than a tenth of the points get no fix) reads "no fix".
-    func metres(_ v: Double) -> String { v.isFinite ? Format.metres(v) + " m" : "no fix" }
 }
 
 extension Mount: ExpressibleByArgument {}

@@ -64,8 +64,7 @@ struct Tune: ParsableCommand {
             try writeOutput(jsonString(result), to: nil)
             return
         }
-        // +∞: more than a tenth of the points (or, for the median, of a point's draws) got no fix.
-        func m(_ v: Double) -> String { v.isFinite ? Format.metres(v) + " m" : "no fix" }
+        let m = metresOrNoFix
         let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
                     ["before", m(result.before.predicted.areaQuantile), m(result.before.predicted.medianP90), m(result.before.simulated.areaQuantile), m(result.before.simulated.medianP90)],
                     ["after", m(result.after.predicted.areaQuantile), m(result.after.predicted.medianP90), m(result.after.simulated.areaQuantile), m(result.after.simulated.medianP90)]]
