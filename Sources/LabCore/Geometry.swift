@@ -187,4 +187,9 @@ public enum Format {
         if v == v.rounded() && abs(v) < 1e15 { return String(Int(v)) }
         return String(format: "%.6g", v)
     }
+    /// "expected 0.5–10 dB, found 12" when `v` lies outside `range` (NaN included), nil inside: the one wording of a
+    /// range check, for scenarios, recordings, fit files and options alike. `unit` follows the range (none when empty).
+    public static func outside(_ range: ClosedRange<Double>, _ v: Double, unit: String = "") -> String? {
+        range.contains(v) ? nil : "expected \(number(range.lowerBound))–\(number(range.upperBound))\(unit.isEmpty ? "" : " " + unit), found \(number(v))"
+    }
 }

@@ -275,9 +275,12 @@ public struct Calibration: Sendable {
         }
         // A fit that is no path-loss model must not be printed as one, stored or applied: the recording's truth or its
         // beacons' positions are wrong (a recording that stored it could not be opened again).
-        guard global.exponent > 0, global.exponent.isFinite, global.p0.isFinite, abs(global.p0) < 1000 else {
-            throw CalibrationError("the fit is no path-loss model (P0 \(Format.fixed(global.p0, 2)) dBm, n \(Format.fixed(global.exponent, 3)): "
-                                   + "RSSI should fall with distance): check the recording's truth positions and beacon positions")
+        // The ranges a scenario's radio block takes (RadioModel's plausible ranges) hold it.
+        if let problem = Format.outside(RadioModel.plausibleExponent, global.exponent).map({ "exponent: " + $0 })
+            ?? Format.outside(RadioModel.plausibleP0, global.p0, unit: "dBm").map({ "P0: " + $0 })
+            ?? Format.outside(RadioModel.plausibleSigma, global.sigma, unit: "dB").map({ "σ: " + $0 }) {
+            throw CalibrationError("the fit is no path-loss model (P0 \(Format.fixed(global.p0, 2)) dBm, n \(Format.fixed(global.exponent, 3)), "
+                                   + "σ \(Format.fixed(global.sigma, 2)) dB; \(problem); RSSI should fall with distance): check the recording's truth positions and beacon positions")
         }
         beacons = []
         skippedBeacons = []
@@ -291,6 +294,9 @@ public struct Calibration: Sendable {
                 let values = g.map { $0.rssi + n * $0.x }
                 let mean = values.reduce(0, +) / Double(values.count)
                 let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count - 1, 1))).squareRoot()
+                if let problem = Format.outside(RadioModel.plausibleP0, mean, unit: "dBm") {
+                    throw CalibrationError("beacon \(id)'s P0 fits as no receiver reads (\(problem)): check its position and the recording's truth")
+                }
                 beacons.append(BeaconFit(id: id, samples: g.count, p0AtGlobalExponent: mean,
                                          p0AtGlobalExponentError: sd / Double(values.count).squareRoot(),
                                          fit: try? PathLossFit.fit(x: g.map(\.x), y: g.map(\.rssi))))

@@ -422,8 +422,8 @@ extension YAMLField {
     /// A number in `range`, else a message naming it (with `unit`).
     func within(_ range: ClosedRange<Double>, _ unit: String) -> Double? {
         guard let v = double() else { return nil }
-        if !range.contains(v) {
-            fail("expected \(Format.number(range.lowerBound))–\(Format.number(range.upperBound))\(unit.isEmpty ? "" : " " + unit), found \(Format.number(v))")
+        if let problem = Format.outside(range, v, unit: unit) {
+            fail(problem)
             return nil
         }
         return v

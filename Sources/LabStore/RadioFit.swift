@@ -73,15 +73,14 @@ public struct RadioFit: Codable, Sendable, Hashable {
         let fit: RadioFit
         do { fit = try LabJSON.decoder().decode(RadioFit.self, from: data) }
         catch { throw InputError(file: path, decoding: error, as: "a radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')") }
-        guard fit.p0.isFinite else { throw InputError(file: path, field: "p0", "expected a finite P0 in dBm, found \(fit.p0)") }
-        guard fit.exponent.isFinite, fit.exponent > 0 else { throw InputError(file: path, field: "exponent", "expected an exponent > 0, found \(fit.exponent)") }
-        guard fit.sigma.isFinite, fit.sigma >= 0 else { throw InputError(file: path, field: "sigma", "expected σ ≥ 0 dB, found \(fit.sigma)") }
-        if let s = fit.sensitivity, !RecordingImporter.plausibleRSSI.contains(s) {
-            throw InputError(file: path, field: "sensitivity", "expected a sensitivity in \(Format.number(RecordingImporter.plausibleRSSI.lowerBound))…\(Format.number(RecordingImporter.plausibleRSSI.upperBound)) dBm, found \(Format.number(s))")
-        }
+        // The ranges a scenario's radio block takes: a fit that import or replay uses must make a readable recording.
+        if let p = Format.outside(RadioModel.plausibleP0, fit.p0, unit: "dBm") { throw InputError(file: path, field: "p0", p) }
+        if let p = Format.outside(RadioModel.plausibleExponent, fit.exponent) { throw InputError(file: path, field: "exponent", p) }
+        if let p = Format.outside(RadioModel.plausibleSigma, fit.sigma, unit: "dB") { throw InputError(file: path, field: "sigma", p) }
+        if let s = fit.sensitivity, let p = Format.outside(RadioModel.plausibleRSSI, s, unit: "dBm") { throw InputError(file: path, field: "sensitivity", p) }
         if let m = fit.modelError, !(m.isFinite && m >= 0) { throw InputError(file: path, field: "modelError", "expected a model error ≥ 0 dB, found \(m)") }
-        for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) where !v.isFinite {
-            throw InputError(file: path, field: "beaconP0.\(id)", "expected a finite P0 in dBm, found \(v)")
+        for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) {
+            if let p = Format.outside(RadioModel.plausibleP0, v, unit: "dBm") { throw InputError(file: path, field: "beaconP0.\(id)", p) }
         }
         for (m, v) in (fit.materialLoss ?? [:]).sorted(by: { $0.key < $1.key }) where !(v.isFinite && v >= 0) {
             throw InputError(file: path, field: "materialLoss.\(m)", "expected a loss ≥ 0 dB, found \(v)")

@@ -21,9 +21,10 @@ extension RecordedVenue {
         }
 
         let r = radio
-        if !r.p0.isFinite { add("radio.p0", "expected a finite RSSI at 1 m, found \(number(r.p0))") }
-        if !(r.exponent > 0 && r.exponent.isFinite) { add("radio.exponent", "expected a positive path-loss exponent, found \(number(r.exponent))") }
-        if !(r.sigma >= 0 && r.sigma.isFinite) { add("radio.sigma", "expected σ ≥ 0 dB, found \(number(r.sigma))") }
+        // The ranges a scenario's radio block takes (RadioModel's plausible ranges).
+        if let p = Format.outside(RadioModel.plausibleP0, r.p0, unit: "dBm") { add("radio.p0", p) }
+        if let p = Format.outside(RadioModel.plausibleExponent, r.exponent) { add("radio.exponent", p) }
+        if let p = Format.outside(RadioModel.plausibleSigma, r.sigma, unit: "dB") { add("radio.sigma", p) }
         if !r.sensitivity.isFinite { add("radio.sensitivity", "expected a finite sensitivity, found \(number(r.sensitivity))") }
         if !WorkBudget.advertisingIntervalRange.contains(r.advertisingInterval) {
             add("radio.advertising_interval", "expected \(number(WorkBudget.advertisingIntervalRange.lowerBound))–\(number(WorkBudget.advertisingIntervalRange.upperBound)) s, found \(number(r.advertisingInterval))")
@@ -55,7 +56,7 @@ extension RecordedVenue {
                 add("beacons[\(i)].position", "beacon '\(beacon.id)' at \(beacon.position) lies outside the bounds")
             }
             if let h = beacon.height, !(h >= 0 && h.isFinite) { add("beacons[\(i)].height", "expected a height ≥ 0 m, found \(number(h))") }
-            if let p = beacon.p0, !p.isFinite { add("beacons[\(i)].p0", "expected a finite RSSI at 1 m, found \(number(p))") }
+            if let p0 = beacon.p0, let p = Format.outside(RadioModel.plausibleP0, p0, unit: "dBm") { add("beacons[\(i)].p0", p) }
         }
         for (i, l) in landmarks.enumerated() {
             if !finite(l.position) { add("landmarks[\(i)].position", "landmark '\(l.name)' has no finite position") }

@@ -75,14 +75,12 @@ struct Import: ParsableCommand {
         }
         // The ranges a scenario's radio block takes, so a recording is never written that cannot be read back.
         func check(_ value: Double?, _ option: String, _ range: ClosedRange<Double>, _ unit: String) throws {
-            if let value, !range.contains(value) {
-                throw ValidationError("--\(option) must be \(Format.number(range.lowerBound))–\(Format.number(range.upperBound))\(unit), found \(Format.number(value))")
-            }
+            if let value, let p = Format.outside(range, value, unit: unit) { throw ValidationError("--\(option): \(p)") }
         }
-        try check(scanWindow, "scan-window", WorkBudget.scanWindowRange, " s")
+        try check(scanWindow, "scan-window", WorkBudget.scanWindowRange, "s")
         try check(exponent, "exponent", RadioModel.plausibleExponent, "")
-        try check(sigma, "sigma", RadioModel.plausibleSigma, " dB")
-        try check(p0, "p0", RadioModel.plausibleP0, " dBm")
+        try check(sigma, "sigma", RadioModel.plausibleSigma, "dB")
+        try check(p0, "p0", RadioModel.plausibleP0, "dBm")
         try checkRecordingName(name)
         if scenario != nil && format != ImportFormat.labCSV.rawValue { throw ValidationError("--scenario applies to lab-csv only") }
         if obstacles && format != ImportFormat.uji.rawValue { throw ValidationError("--obstacles applies to uji only") }

@@ -326,6 +326,10 @@ struct CalibrationProtocolCLITests {
 
         try #"{"p0": -60, "exponent": -2, "sigma": 4, "beaconP0": {}, "fittedOn": "x"}"#.write(toFile: dir + "/bad.json", atomically: true, encoding: .utf8)
         let bad = try indoorlab(args + ["--radio", dir + "/bad.json"])
-        #expect(bad.status == 2 && bad.stderr.contains("bad.json: exponent: expected an exponent > 0"), "\(bad.stderr)")
+        #expect(bad.status == 2 && bad.stderr.contains("bad.json: exponent: expected 0.5–10, found -2"), "\(bad.stderr)")
+        // The ranges a scenario takes, so that a fit never makes a recording that cannot be read back.
+        try #"{"p0": -60, "exponent": 2, "sigma": 40, "beaconP0": {"A": 30}, "fittedOn": "x"}"#.write(toFile: dir + "/loud.json", atomically: true, encoding: .utf8)
+        let loud = try indoorlab(args + ["--radio", dir + "/loud.json"])
+        #expect(loud.status == 2 && loud.stderr.contains("loud.json: sigma: expected 0–30 dB, found 40"), "\(loud.stderr)")
     }
 }

@@ -16,9 +16,13 @@ import Testing
     @Test(arguments: [
         ("UPDATE radio SET scan_window = 0", "radio.scan_window: expected 0.01–3600 s, found 0"),
         ("UPDATE radio SET scan_window = 'abc'", "radio row 1 column scan_window: expected a number, found text 'abc'"),
-        ("UPDATE radio SET exponent = -1", "radio.exponent: expected a positive path-loss exponent, found -1"),
-        ("UPDATE radio SET sigma = -2", "radio.sigma: expected σ ≥ 0 dB, found -2"),
-        ("UPDATE radio SET p0 = 1e999", "radio.p0: expected a finite RSSI at 1 m, found inf"),
+        ("UPDATE radio SET exponent = -1", "radio.exponent: expected 0.5–10, found -1"),
+        // The ranges a scenario takes: an exponent of 0.01 put fixes 10³⁰ m away.
+        ("UPDATE radio SET exponent = 0.01", "radio.exponent: expected 0.5–10, found 0.01"),
+        ("UPDATE radio SET sigma = -2", "radio.sigma: expected 0–30 dB, found -2"),
+        ("UPDATE radio SET sigma = 1e200", "radio.sigma: expected 0–30 dB, found 1e+200"),
+        ("UPDATE radio SET p0 = 1e999", "radio.p0: expected -150–20 dBm, found inf"),
+        ("UPDATE beacons SET p0 = 40 WHERE idx = 1", "beacons[1].p0: expected -150–20 dBm, found 40"),
         ("UPDATE radio SET model_error = -1", "radio.model_error: expected a model error ≥ 0 dB, found -1"),
         ("UPDATE radio SET model_error = 'big'", "radio row 1 column model_error: expected a number, found text 'big'"),
         ("UPDATE recordings SET min_x = 100, max_x = 0", "recordings.bounds: expected min_x < max_x and min_y < max_y"),
