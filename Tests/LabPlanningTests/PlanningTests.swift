@@ -110,6 +110,36 @@ let emptyRoom = Scenario(
         }
     }
 
+    /// The candidates merge as they did by comparing each new one with every one kept (first come, first kept, closer
+    /// than half the spacing merges), now through a grid of cells: the same list on every bundled venue, both mounts,
+    /// spacings that do and do not divide the venue.
+    @Test(arguments: ["open-hall", "smart-home", "museum-gallery", "esoc-office", "killian-court"])
+    func candidatesMergeAsByComparingEveryPair(name: String) throws {
+        let s = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
+        for mount in Mount.allCases {
+            for spacing in [1.1, 2.0, 3.3] {
+                var raw: [Point] = []
+                switch mount {
+                case .grid: raw = PlanningGeometry.walkablePoints(s, spacing: spacing)
+                case .walls:
+                    for seg in PlanningGeometry.mountSegments(s) where seg.length > 1e-9 {
+                        let u = (seg.b - seg.a) / seg.length, normal = Point(-u.y, u.x)
+                        let count = max(1, Int((seg.length / spacing).rounded()))
+                        for k in 0..<count {
+                            let p = seg.a + u * (seg.length * (Double(k) + 0.5) / Double(count))
+                            raw += [p + normal * PlanningGeometry.standOff, p - normal * PlanningGeometry.standOff]
+                        }
+                    }
+                }
+                var expected: [Point] = []
+                for p in raw where s.bounds.contains(p, tolerance: 0) && s.isWalkable(p) {
+                    if !expected.contains(where: { $0.distance(to: p) < spacing / 2 }) { expected.append(p) }
+                }
+                #expect(PlanningGeometry.candidates(s, mount: mount, spacing: spacing) == expected, "\(mount) every \(spacing) m")
+            }
+        }
+    }
+
     @Test func wallMountedBeaconsStayOnTheirWall() throws {
         let s = try ScenarioLoader.load(path: scenariosDir + "/smart-home.yaml")
         let tuner = Tuner(scenario: s)
