@@ -1,5 +1,13 @@
 import Foundation
 
+/// Whether `name` can name the files the lab writes for it (`<name>-epochs.csv`, plots): letters, digits, '-', '_' and
+/// '.', not starting with '.'. Scenario names must be; so must the names a results manifest gives, which become paths.
+public func isFileSafe(_ name: String) -> Bool {
+    !name.isEmpty && !name.hasPrefix(".") && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
+}
+/// What ``isFileSafe(_:)`` asks, for messages.
+public let fileSafeRule = "cannot name the files the lab writes for it: use letters, digits, '-', '_' and '.', not starting with '.' (no '/', '@', spaces or commas)"
+
 /// Levenshtein distance, for "did you mean" hints (unknown keys, scenario and command names).
 public func editDistance(_ a: String, _ b: String) -> Int {
     let a = Array(a), b = Array(b)

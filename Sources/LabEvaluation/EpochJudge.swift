@@ -51,7 +51,7 @@ public struct EpochJudge: Sendable {
         switch outcome {
         case .noFix(let reason):
             r.reason = reason.code
-        case .fix(let f) where !(f.position.x.isFinite && f.position.y.isFinite):
+        case .fix(let f) where !(abs(f.position.x) <= EpochResult.coordinateLimit && abs(f.position.y) <= EpochResult.coordinateLimit):
             // A fix no map can show is no fix (the results file could not hold it either).
             r.reason = NoFixReason.solverFailed("the fix is not finite").code
         case .fix(let f):

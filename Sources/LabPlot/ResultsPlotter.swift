@@ -52,7 +52,7 @@ public struct ResultsPlotter {
     /// - Throws: ``InputError`` for an unknown scenario or a missing or malformed CSV (with file and line).
     public func results(_ scenario: String) throws -> [EpochResult] {
         if !realNames.contains(scenario) { try entry(scenario) }
-        return try ResultsFile.read(path: resultsPath(scenario))
+        return try ResultsFile.read(path: resultsPath(scenario), scenario: scenario)
     }
 
     /// The scenario entry of `scenario`; a real protocol's name gets the reason it has no floorplan figure.

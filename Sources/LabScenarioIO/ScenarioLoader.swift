@@ -73,11 +73,6 @@ public enum ScenarioLoader {
         }
     }
 
-    /// Whether `name` can name files: letters, digits, '-', '_' and '.', not starting with '.'.
-    public static func isFileSafe(_ name: String) -> Bool {
-        !name.isEmpty && !name.hasPrefix(".") && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
-    }
-
     static let topKeys = ["name", "description", "bounds", "materials", "radio", "rooms", "walls", "beacons",
                           "landmarks", "checkpoints", "walks", "compass", "pdr", "test_grid"]
 
@@ -319,8 +314,8 @@ public enum ScenarioLoader {
             }
         }
         // Names go into file names (the scenario's) and unquoted CSV fields (every name and id).
-        if !ScenarioLoader.isFileSafe(s.name) {
-            report(["name"], "name", "'\(abbreviated(s.name))' cannot name the files the lab writes for it: use letters, digits, '-', '_' and '.', not starting with '.' (no '/', '@', spaces or commas)")
+        if !isFileSafe(s.name) {
+            report(["name"], "name", "'\(abbreviated(s.name))' \(fileSafeRule)")
         }
         func checkCSVSafe(_ names: [String], list: String, key: String) {
             for (i, name) in names.enumerated() where name.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) {

@@ -96,6 +96,7 @@ struct Compare: ParsableCommand {
         let paths = scenarios.isEmpty ? BundledScenarios.paths() : scenarios.map(BundledScenarios.resolve)
         guard !paths.isEmpty else { throw ValidationError("no scenarios given, and \(BundledScenarios.noneFound)") }
         let loaded = try paths.map { try loadScenario($0) }
+        let fingerprints = paths.map(RunManifest.ScenarioEntry.fingerprint(ofFileAt:))
         try reportingInputErrors { try checkInputsAreNotOutputs(paths) }
         let directories = try reportingInputErrors { try OutputDirectories([("--out", out), ("--plots", plots)]) }
         var succeeded = false
@@ -144,7 +145,9 @@ struct Compare: ParsableCommand {
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
         if let resultsDir {
-            let manifest = RunManifest(scenarios: zip(loaded, paths).flatMap { s, path in conditions.map { .init(name: $0.label(s.name), path: path) } },
+            let manifest = RunManifest(scenarios: loaded.indices.flatMap { i in
+                                           conditions.map { .init(name: $0.label(loaded[i].name), path: paths[i], fingerprint: fingerprints[i]) }
+                                       },
                                        real: protocols.map { .init(name: $0.name, summary: $0.summary) },
                                        seeds: seedList, estimators: estimators, leaderboard: board)
             let maps = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), BoundMapper.map(s, condition: $0)) } })

@@ -444,6 +444,32 @@ func temporaryDirectory() throws -> URL {
     /// scored twice and a second baselines file), an empty or control-character recording name, an import option
     /// that would store a radio no later read accepts (it blamed the output file), each exit 64 before any work;
     /// `plot offset-learning` with a phone no scan can fix says so (it drew an empty chart and JSON full of "nan").
+    /// Figures are drawn on the floorplan the results were made on: a scenario edited after the run is refused (it drew
+    /// the old √CRLB field with the beacons at their new places), and a run moved elsewhere still finds the bundled file.
+    @Test func plotRefusesAScenarioEditedSinceTheRun() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scenarios")
+        let original = try String(contentsOf: scenarios.appendingPathComponent("open-hall.yaml"), encoding: .utf8)
+        try original.write(to: dir.appendingPathComponent("hall.yaml"), atomically: true, encoding: .utf8)
+        let compare = try indoorlab(["compare", "hall.yaml", "--seeds", "1", "--estimators", "centroid", "--out", "res"], cwd: dir)
+        #expect(compare.status == 0, "\(compare.stderr)")
+        #expect(try indoorlab(["plot", "map", "--results", "res", "--out-dir", "a"], cwd: dir).status == 0)
+        try original.replacingOccurrences(of: "{id: H7, position: [9, 10]}", with: "{id: H7, position: [5, 5]}")
+            .write(to: dir.appendingPathComponent("hall.yaml"), atomically: true, encoding: .utf8)
+        let edited = try indoorlab(["plot", "map", "--results", "res", "--out-dir", "b"], cwd: dir)
+        #expect(edited.status == 2 && edited.stderr.contains("hall.yaml changed since the run"), "\(edited.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("b").path))
+        // Moved: the manifest's path is gone, and the bundled open-hall is the same file.
+        #expect(try indoorlab(["compare", "open-hall", "--seeds", "1", "--estimators", "centroid", "--out", "res2"], cwd: dir).status == 0)
+        let manifest = dir.appendingPathComponent("res2/run.json")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: scenarios.path, with: "/nowhere").write(to: manifest, atomically: true, encoding: .utf8)
+        let moved = try indoorlab(["plot", "map", "--results", "res2", "--out-dir", "c"], cwd: dir)
+        #expect(moved.status == 0, "\(moved.stderr)")
+    }
+
     @Test func moreImpossibleInputsAreRefusedUpFront() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -222,6 +222,54 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         #expect(throws: InputError.self) { try ResultsFile.decode(lines[0] + "\ns,1,fusion\n", file: "r.csv") }
         #expect(throws: InputError.self) { try ResultsFile.read(path: "/nonexistent/results.csv") }
     }
+
+    /// Values the lab never writes are refused with their line and field (a stranger's edits: a truth of 10¹⁶ m
+    /// crashed the heatmap, 1e308 s blanked the error-time figure, a duplicated row counted twice, an error of −1e308
+    /// was plotted).
+    @Test(arguments: [
+        ("truth_x", "1e16", "expected -1000000–1000000 m, found 1e+16"),
+        ("fix_y", "-2e6", "expected -1000000–1000000 m, found -2000000"),
+        ("t", "1e308", "expected -1000000000–1000000000 s, found 1e+308"),
+        ("error", "-1e308", "expected the fix's distance from the truth, 0.5590 m, found '-1e308'"),
+        ("error", "7.5", "expected the fix's distance from the truth"),
+        ("uncertainty", "-5", "expected an uncertainty ≥ 0 m, found '-5'"),
+        ("crlb", "-1", "expected a bound ≥ 0 m² or inf"),
+        ("beacons_heard", "-4", "expected a count ≥ 0, found -4"),
+        ("epoch", "-3", "expected a count ≥ 0, found -3"),
+        ("frieze_hits", "3", "expected at most frieze_looks (2), found 3"),
+        ("reason", "bogus", "a row with a fix gives no reason, found 'bogus'"),
+        ("fix_x", "", "a fix needs fix_x and fix_y together"),
+    ])
+    func valuesTheLabNeverWritesAreRefused(column: String, value: String, message: String) throws {
+        var rows = ResultsFile.encode(sample).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let i = try #require(rows[0].firstIndex(of: column))
+        rows[1][i] = value
+        let text = rows.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n"
+        let e = try #require(throws: InputError.self) { try ResultsFile.decode(text, file: "r.csv") }
+        #expect(e.location.line == 2 && e.location.field == column && e.description.contains(message), "\(e)")
+    }
+
+    /// A row without a fix: a reason the lab knows, and no error; a row twice, or of another scenario, is refused.
+    @Test func rowsWithoutAFixDuplicatesAndOtherScenariosAreRefused() throws {
+        let text = ResultsFile.encode(sample)
+        let bogus = text.replacingOccurrences(of: ",too-few-headings,", with: ",bogus,")
+        let e1 = try #require(throws: InputError.self) { try ResultsFile.decode(bogus, file: "r.csv") }
+        #expect(e1.location.line == 3 && e1.location.field == "reason" && e1.description.contains("expected a no-fix reason"), "\(e1)")
+        let withError = text.replacingOccurrences(of: ",too-few-headings,,", with: ",too-few-headings,2.5,")
+        let e2 = try #require(throws: InputError.self) { try ResultsFile.decode(withError, file: "r.csv") }
+        #expect(e2.location.line == 3 && e2.location.field == "error", "\(e2)")
+        let lines = text.split(separator: "\n")
+        let twice = ([lines[0], lines[1], lines[2], lines[1]].joined(separator: "\n")) + "\n"
+        let e3 = try #require(throws: InputError.self) { try ResultsFile.decode(twice, file: "r.csv") }
+        #expect(e3.location.line == 4 && e3.description.contains("the same epoch as line 2"), "\(e3)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("results-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try text.write(toFile: dir + "/other-epochs.csv", atomically: true, encoding: .utf8)
+        let e4 = try #require(throws: InputError.self) { try ResultsFile.read(path: dir + "/other-epochs.csv", scenario: "other") }
+        #expect(e4.location.line == 2 && e4.location.field == "scenario" && e4.description.contains("expected scenario 'other'"), "\(e4)")
+        #expect(try ResultsFile.read(path: dir + "/other-epochs.csv", scenario: "s") == sample)
+    }
 }
 
 /// The √CRLB map counts readings as the planner does, and agrees with the per-epoch bound where every

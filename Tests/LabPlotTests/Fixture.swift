@@ -69,7 +69,7 @@ enum Fixture {
                             fix = Point(p.x + r * cos(a), p.y + r * sin(a))
                         }
                         var r = EpochResult(scenario: scenarioName, seed: seed, estimator: est, walk: walk, epoch: i, t: Double(i),
-                                            truth: p, fix: fix, uncertainty: fix == nil ? nil : 1.0, reason: fix == nil ? "few-beacons" : nil,
+                                            truth: p, fix: fix, uncertainty: fix == nil ? nil : 1.0, reason: fix == nil ? "too-few-beacons" : nil,
                                             error: fix.map { $0.distance(to: p) }, crlb: 1.0, beaconsHeard: 4, roomHit: nil,
                                             exhibitHit: nil, friezeLooks: 0, friezeHits: 0)
                         // Walks carry the posterior bound (0.25 m², √ = 0.5 m).

@@ -35,6 +35,12 @@ public struct EpochResult: Sendable, Hashable {
     /// ellipse).
     public var covariance: Covariance2? = nil
 
+    /// The farthest from the origin a truth or a fix may lie, metres: a fix beyond is no fix (``EpochJudge``), and a
+    /// results file holding one was not written by the lab.
+    public static let coordinateLimit = 1e6
+    /// The largest time a results row may carry, seconds (thirty years of recording).
+    public static let timeLimit = 1e9
+
     public init(scenario: String, seed: UInt64, estimator: EstimatorKind, walk: String, epoch: Int, t: Double, truth: Point,
                 fix: Point?, uncertainty: Double?, reason: String?, error: Double?, crlb: Double, beaconsHeard: Int,
                 roomHit: Bool?, exhibitHit: Bool?, friezeLooks: Int, friezeHits: Int) {

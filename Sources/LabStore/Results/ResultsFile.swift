@@ -39,20 +39,36 @@ public enum ResultsFile {
     }
 
     /// Reads a results file written by ``encode(_:)``.
-    public static func read(path: String) throws -> [EpochResult] {
+    /// `scenario`: every row must be of it (the file is named after it).
+    public static func read(path: String, scenario: String? = nil) throws -> [EpochResult] {
         let csv: CSVFile
         do { csv = try CSVFile(path: path) } catch let e as InputError {
             throw InputError(e.location, "cannot read the results file: \(e.message) (run 'indoorlab compare --out DIR' first)")
         }
-        return try decode(csv)
+        return try decode(csv, scenario: scenario)
     }
 
-    static func decode(_ csv: CSVFile) throws -> [EpochResult] {
+    /// The no-fix reasons a row may give (``NoFixReason/code``).
+    static let reasons: Set<String> = ["too-few-beacons", "too-few-headings", "degenerate-geometry", "invalid-input", "solver-failed"]
+
+    /// Reads every row, checking each value against what the lab writes: finite coordinates within
+    /// ``EpochResult/coordinateLimit``, an error that is the fix's distance from the truth, counts ≥ 0, a known
+    /// reason on rows without a fix, one row per scenario, seed, estimator, walk and epoch; with `scenario`, every row
+    /// of that scenario. A file edited by hand or another program is refused with its line and field, never plotted.
+    static func decode(_ csv: CSVFile, scenario expected: String? = nil) throws -> [EpochResult] {
         var out: [EpochResult] = []
+        var seen: [String: Int] = [:]
         try csv.forEachRow(required: columns, optional: optionalColumns) { rec, c in
             func od(_ name: String) throws -> Double? { try rec.optionalDouble(c[name]!) }
             func d(_ name: String) throws -> Double { try rec.double(c[name]!) }
-            func int(_ name: String) throws -> Int { try rec.int(c[name]!) }
+            func int(_ name: String) throws -> Int {
+                let v = try rec.int(c[name]!)
+                guard v >= 0 else { throw rec.error(c[name]!, "expected a count ≥ 0, found \(v)") }
+                return v
+            }
+            func within(_ name: String, _ v: Double?, _ range: ClosedRange<Double>, _ unit: String) throws {
+                if let v, let problem = Format.outside(range, v, unit: unit) { throw rec.error(c[name]!, problem) }
+            }
             func flag(_ name: String) throws -> Bool? {
                 let i = c[name]!
                 switch rec.string(i) {
@@ -73,13 +89,45 @@ public enum ResultsFile {
             let pcrb: Double? = try c["pcrb"].flatMap { i in rec.string(i) == "inf" ? Double.infinity : try rec.optionalDouble(i) }
             let fx = try od("fix_x"), fy = try od("fix_y")
             let reason = rec.string(c["reason"]!)
-            out.append(EpochResult(scenario: rec.string(c["scenario"]!), seed: seed, estimator: est, walk: rec.string(c["walk"]!),
-                                   epoch: try int("epoch"), t: try d("t"), truth: Point(try d("truth_x"), try d("truth_y")),
-                                   fix: fx.flatMap { x in fy.map { Point(x, $0) } }, uncertainty: try od("uncertainty"),
-                                   reason: reason.isEmpty ? nil : reason, error: try od("error"), crlb: crlb,
+            let scenario = rec.string(c["scenario"]!), walk = rec.string(c["walk"]!), epoch = try int("epoch"), t = try d("t")
+            let truth = Point(try d("truth_x"), try d("truth_y")), error = try od("error"), uncertainty = try od("uncertainty")
+            if let expected, scenario != expected {
+                throw rec.error(c["scenario"]!, "expected scenario '\(expected)' (the file's name says so), found '\(abbreviated(scenario))'")
+            }
+            let limit = -EpochResult.coordinateLimit...EpochResult.coordinateLimit
+            for (name, v) in [("truth_x", truth.x), ("truth_y", truth.y), ("fix_x", fx), ("fix_y", fy)] { try within(name, v, limit, "m") }
+            try within("t", t, -EpochResult.timeLimit...EpochResult.timeLimit, "s")
+            for (name, v, what) in [("uncertainty", uncertainty, "an uncertainty ≥ 0 m"), ("crlb", crlb, "a bound ≥ 0 m² or inf"),
+                                    ("pcrb", pcrb, "a bound ≥ 0 m² or inf")] where v.map({ !($0 >= 0) }) == true {
+                throw rec.error(c[name]!, "expected \(what), found '\(rec.shown(c[name]!))'")
+            }
+            if (fx == nil) != (fy == nil) { throw rec.error(c[fx == nil ? "fix_x" : "fix_y"]!, "a fix needs fix_x and fix_y together") }
+            if let fx, let fy {
+                // The writer rounds each to 4 decimals: the error it wrote is the distance to within 10⁻³ m.
+                let distance = Point(fx, fy).distance(to: truth)
+                guard let error, abs(error - distance) <= 1e-3 + 1e-9 * distance else {
+                    throw rec.error(c["error"]!, "expected the fix's distance from the truth, \(Format.fixed(distance, 4)) m, found '\(rec.shown(c["error"]!))'")
+                }
+                if !reason.isEmpty { throw rec.error(c["reason"]!, "a row with a fix gives no reason, found '\(rec.shown(c["reason"]!))'") }
+            } else {
+                if error != nil { throw rec.error(c["error"]!, "a row without a fix has no error, found '\(rec.shown(c["error"]!))'") }
+                if !reason.isEmpty && !ResultsFile.reasons.contains(reason) {
+                    throw rec.error(c["reason"]!, "expected a no-fix reason (\(ResultsFile.reasons.sorted().joined(separator: ", "))), found '\(rec.shown(c["reason"]!))'")
+                }
+            }
+            let looks = try int("frieze_looks"), hits = try int("frieze_hits")
+            if hits > looks { throw rec.error(c["frieze_hits"]!, "expected at most frieze_looks (\(looks)), found \(hits)") }
+            let key = "\(scenario)\u{1F}\(seed)\u{1F}\(est.rawValue)\u{1F}\(walk)\u{1F}\(epoch)"
+            if let first = seen[key] {
+                throw rec.error(nil, "the same epoch as line \(first) (scenario, seed, estimator, walk and epoch): a row appears twice")
+            }
+            seen[key] = rec.line
+            out.append(EpochResult(scenario: scenario, seed: seed, estimator: est, walk: walk,
+                                   epoch: epoch, t: t, truth: truth,
+                                   fix: fx.flatMap { x in fy.map { Point(x, $0) } }, uncertainty: uncertainty,
+                                   reason: reason.isEmpty ? nil : reason, error: error, crlb: crlb,
                                    beaconsHeard: try int("beacons_heard"), roomHit: try flag("room_hit"),
-                                   exhibitHit: try flag("exhibit_hit"), friezeLooks: try int("frieze_looks"),
-                                   friezeHits: try int("frieze_hits")))
+                                   exhibitHit: try flag("exhibit_hit"), friezeLooks: looks, friezeHits: hits))
             out[out.count - 1].pcrb = pcrb
             // The stated covariance: all three entries or none, a covariance matrix (``Covariance2/isCovarianceMatrix``).
             let names = ["cov_xx", "cov_xy", "cov_yy"]
@@ -101,8 +149,23 @@ public enum ResultsFile {
 /// What a results directory holds besides the per-epoch rows: which scenarios (and their files),
 /// seeds and estimators, and the leaderboard.
 public struct RunManifest: Codable, Sendable {
-    public struct ScenarioEntry: Codable, Sendable { public var name: String; public var path: String
-        public init(name: String, path: String) { self.name = name; self.path = path } }
+    public struct ScenarioEntry: Codable, Sendable {
+        public var name: String
+        public var path: String
+        /// The scenario file's contents as the run read them (``fingerprint(ofFileAt:)``), so that figures are never drawn
+        /// on a floorplan edited since; absent from manifests written before it was kept.
+        public var fingerprint: String?
+        public init(name: String, path: String, fingerprint: String? = nil) { self.name = name; self.path = path; self.fingerprint = fingerprint }
+
+        /// FNV-1a (64 bits, hex) of the file's bytes; nil when it cannot be read. Tells an edited file from the one a run
+        /// read (not a cryptographic hash: it guards against accidents, not forgery).
+        public static func fingerprint(ofFileAt path: String) -> String? {
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in data { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return String(h, radix: 16)
+        }
+    }
     /// A real recording scored under a protocol (`compare --real`): its label and what was calibrated on what.
     public struct RealEntry: Codable, Sendable, Hashable { public var name: String; public var summary: String
         public init(name: String, summary: String) { self.name = name; self.summary = summary } }
@@ -138,8 +201,18 @@ public struct RunManifest: Codable, Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
         }
-        do { return try LabJSON.decoder().decode(RunManifest.self, from: data) }
+        let manifest: RunManifest
+        do { manifest = try LabJSON.decoder().decode(RunManifest.self, from: data) }
         catch { throw InputError(file: path, decoding: error, as: "a valid run manifest") }
+        // The names become file names (`<name>-epochs.csv`, the figures): '../x' would read and write outside. A scenario's
+        // is its label in a condition (`name@field`).
+        for (i, name) in manifest.scenarios.map(\.name).enumerated() where !isFileSafe(SimulationCondition.scenarioName(inLabel: name)) {
+            throw InputError(file: path, field: "scenarios[\(i)].name", "'\(abbreviated(name))' \(fileSafeRule)")
+        }
+        for (i, name) in manifest.real.map(\.name).enumerated() where !isFileSafe(name) {
+            throw InputError(file: path, field: "real[\(i)].name", "'\(abbreviated(name))' \(fileSafeRule)")
+        }
+        return manifest
     }
 }
 
@@ -148,6 +221,14 @@ public enum ResultsDirectory {
     /// Writes every scenario's results and bound map and every real protocol's results, then the manifest (last,
     /// so a directory with a manifest is complete), each file atomically.
     public static func write(results: [EpochResult], boundMaps: [String: BoundMap], manifest: RunManifest, to dir: String) throws {
+        // An earlier run's manifest goes first: were a later write to fail, the directory must not look complete with
+        // this run's epochs under that run's leaderboard.
+        let old = dir + "/" + RunManifest.fileName
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: old, isDirectory: &isDirectory), !isDirectory.boolValue {
+            do { try FileManager.default.removeItem(atPath: old) }
+            catch { throw InputError(file: old, "cannot remove the earlier run's manifest: \(error.localizedDescription)") }
+        }
         let grouped = Dictionary(grouping: results, by: \.scenario)
         for name in manifest.real.map(\.name) + manifest.scenarios.map(\.name) {
             try OutputFile.write(Data(ResultsFile.encode(grouped[name] ?? []).utf8), to: dir + "/" + RunManifest.resultsFileName(name))
@@ -166,8 +247,11 @@ public enum ResultsDirectory {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the √CRLB map (written by 'indoorlab compare --out \(directory)')")
         }
-        do { return try LabJSON.decoder().decode(BoundMap.self, from: data) }
+        let map: BoundMap
+        do { map = try LabJSON.decoder().decode(BoundMap.self, from: data) }
         catch { throw InputError(file: path, decoding: error, as: "a valid √CRLB map") }
+        if let (field, problem) = map.problem(scenario: scenario) { throw InputError(file: path, field: field, problem) }
+        return map
     }
 }
 
@@ -188,5 +272,24 @@ public struct BoundMap: Sendable, Codable, Hashable {
     public init(scenario: String, bounds: Rect, nx: Int, ny: Int, values: [Double], readingsPerBeacon: Int, model: String) {
         self.scenario = scenario; self.bounds = bounds; self.nx = nx; self.ny = ny; self.values = values
         self.readingsPerBeacon = readingsPerBeacon; self.model = model
+    }
+
+    /// What makes this no map of `scenario` the lab could have written (field and message), or nil: a grid of
+    /// nx × ny ≥ 1 values, each √CRLB ≥ 0 m or +∞, over finite bounds.
+    public func problem(scenario expected: String) -> (field: String, message: String)? {
+        if scenario != expected { return ("scenario", "expected '\(expected)' (the file's name says so), found '\(abbreviated(scenario))'") }
+        let b = bounds
+        if ![b.minX, b.minY, b.maxX, b.maxY].allSatisfy(\.isFinite) || !(b.maxX > b.minX && b.maxY > b.minY) {
+            return ("bounds", "expected finite bounds with min < max")
+        }
+        if nx < 1 { return ("nx", "expected at least 1 column, found \(nx)") }
+        if ny < 1 { return ("ny", "expected at least 1 row, found \(ny)") }
+        let (cells, overflow) = nx.multipliedReportingOverflow(by: ny)
+        if overflow || cells != values.count {
+            return ("values", "expected nx × ny = \(nx) × \(ny) values, found \(values.count)")
+        }
+        if let i = values.firstIndex(where: { !($0 >= 0) }) { return ("values[\(i)]", "expected a √CRLB ≥ 0 m or \"inf\", found \(Format.number(values[i]))") }
+        if readingsPerBeacon < 1 { return ("readingsPerBeacon", "expected at least 1, found \(readingsPerBeacon)") }
+        return nil
     }
 }
