@@ -169,7 +169,9 @@ public enum ResultFigures {
                                 style: SeriesStyle(color: .black, line: .shortDash, lineWidth: 2)))
         }
         let shown = Set(names)
-        let top = max(1, SortedSample(onWalk.filter { shown.contains($0.estimator.rawValue) }.compactMap(\.error)).quantile(0.995))
+        // Up to nearly every error shown, and the whole bound.
+        let boundTop = bound.map { $0.pcrb!.squareRoot() }.max() ?? 0
+        let top = max(1, boundTop, SortedSample(onWalk.filter { shown.contains($0.estimator.rawValue) }.compactMap(\.error)).quantile(0.995))
         return LineFigure(title: "\(s.name) — walk '\(walkName)', seed \(seed): error over time", xLabel: "time (s)",
                           yLabel: "error (m)", series: series, yRange: 0...Axis.niceCeil(top * 1.05))
     }
@@ -230,7 +232,7 @@ public enum ResultFigures {
             listed = true
         }
         let errors = SortedSample(rs.compactMap(\.error))
-        let p75 = errors.isEmpty ? "" : ", P75 \(String(format: "%.1f", errors.quantile(0.75))) m"
+        let p75 = errors.isEmpty ? ": no fix on this walk" : ", P75 \(String(format: "%.1f", errors.quantile(0.75))) m"
         return FloorplanFigure(title: "\(s.name) — walk '\(walkName)', seed \(seed): \(estimator)'s track\(p75)",
                                floorplan: Floorplan(scenario: s), paths: paths)
     }

@@ -170,6 +170,7 @@ enum EstimatorList {
     /// Comma-separated names; `all` stands for every estimator.
     static func parse(_ text: String) throws -> [EstimatorKind] {
         if text.trimmingCharacters(in: .whitespaces) == "all" { return EstimatorKind.allCases }
+        guard text.contains(where: { $0 != "," && !$0.isWhitespace }) else { throw ValidationError("expected at least one estimator (or 'all'), found '\(text)'") }
         return try refusingRepeats(text.split(separator: ",").map { name in
             guard let k = EstimatorKind(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
                 throw ValidationError("unknown estimator '\(name)'\(didYouMean(String(name), among: EstimatorKind.allCases.map(\.rawValue))); known: \(EstimatorKind.knownNames)")

@@ -109,6 +109,9 @@ struct Plot: ParsableCommand {
             guard results == nil else { throw ValidationError("offset-learning simulates; it takes no --results") }
             guard offset.isFinite, abs(offset) <= 60 else { throw ValidationError("--offset must be a finite number of dB within ±60") }
             guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
+            if let seed, seed > UInt64.max - UInt64(runs - 1) {
+                throw ValidationError("--seed \(seed) with --runs \(runs) runs past the last seed, \(UInt64.max)")
+            }
             guard (1...100_000).contains(scans) else { throw ValidationError("--scans must be between 1 and 100000") }
         } else if results == nil && !(kind == "crlb" && scenario != nil) {
             throw ValidationError("--results DIR is required (run 'indoorlab compare --out DIR' first); only crlb can do with --scenario alone")
@@ -135,7 +138,7 @@ struct Plot: ParsableCommand {
             let s = try BundledScenarios.load(scenario ?? "museum-gallery")
             let first = seed ?? 1
             let curve = try OffsetLearningCurve.measure(scenario: s, walk: walk, offset: offset,
-                                                        allImpairments: allImpairments, seeds: (0..<runs).map { first &+ UInt64($0) }, scans: scans)
+                                                        allImpairments: allImpairments, seeds: (0..<runs).map { first + UInt64($0) }, scans: scans)
             guard curve.runs.contains(where: { $0.learned.contains(where: \.isFinite) }) else {
                 printError("error: plot offset-learning: with a \(Format.fixed(offset, 0)) dB phone no scan of \(s.name) gave a fix, so nothing was learned")
                 throw ExitCode(1)

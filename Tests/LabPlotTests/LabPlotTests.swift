@@ -127,6 +127,13 @@ import LabStore
         #expect(throws: InputError.self) { try ResultFigures.track(scenario: Fixture.scenario, results: staticOnly, estimator: "fusion") }
         staticOnly = rs
         #expect(throws: InputError.self) { try ResultFigures.track(scenario: Fixture.scenario, results: staticOnly, estimator: "bearing") }
+        // An estimator with no fix: the axis still holds the whole bound (it was cut at 1 m), and the track says so.
+        var farBound = rs
+        for i in farBound.indices where farBound[i].walk == "loop" { farBound[i].pcrb = 4 }
+        let none = try ResultFigures.errorOverTime(scenario: Fixture.scenario, results: farBound, seed: 2, estimators: ["centroid"])
+        #expect((none.yRange?.upperBound ?? 0) >= 2, "\(String(describing: none.yRange))")
+        let empty = try ResultFigures.track(scenario: Fixture.scenario, results: rs, estimator: "centroid", seed: 2)
+        #expect(empty.title.hasSuffix("centroid's track: no fix on this walk"), "\(empty.title)")
     }
 
     @Test func mapTakesTheChosenSeedWalkAndEstimators() throws {
