@@ -101,6 +101,10 @@ public struct RadioModel: Sendable, Hashable {
     public static let plausibleP0 = plausibleRSSI
     public static let plausibleExponent: ClosedRange<Double> = 0.5...10
     public static let plausibleSigma: ClosedRange<Double> = 0...30
+    /// The model error a calibration can measure: as σ.
+    public static let plausibleModelError = plausibleSigma
+    /// A phone's or a beacon's height above the floor, metres: up to a tall atrium's ceiling.
+    public static let plausibleHeight: ClosedRange<Double> = 0...100
 
     /// RSSI at 1 m, dBm (iBeacon "measured power").
     public var p0: Double

@@ -133,7 +133,7 @@ public enum ScenarioLoader {
         if let v = m.optional("p0")?.within(RadioModel.plausibleP0, "dBm") { r.p0 = v }
         if let v = m.optional("exponent")?.within(RadioModel.plausibleExponent, "") { r.exponent = v }
         if let v = m.optional("sigma")?.within(RadioModel.plausibleSigma, "dB") { r.sigma = v }
-        if let v = m.optional("sensitivity")?.double() { r.sensitivity = v }
+        if let v = m.optional("sensitivity")?.within(RadioModel.plausibleRSSI, "dBm") { r.sensitivity = v }
         if let v = m.optional("quantize")?.bool() { r.quantize = v }
         if let v = m.optional("advertising_interval")?.positive() { r.advertisingInterval = v }
         if let v = m.optional("scan_window")?.positive() { r.scanWindow = v }
@@ -141,8 +141,8 @@ public enum ScenarioLoader {
             if v < 0 || v >= 1 { f.fail("expected a probability in [0, 1), found \(v)") } else { r.packetLoss = v }
         }
         if let v = m.optional("correlation_distance")?.positive() { r.correlationDistance = v }
-        if let v = m.optional("receiver_height")?.nonNegative() { r.receiverHeight = v }
-        if let v = m.optional("model_error")?.nonNegative() { r.modelError = v }
+        if let v = m.optional("receiver_height")?.within(RadioModel.plausibleHeight, "m") { r.receiverHeight = v }
+        if let v = m.optional("model_error")?.within(RadioModel.plausibleModelError, "dB") { r.modelError = v }
         if let f = m.optional("field") { r.field = readField(f) }
         return r
     }
@@ -223,7 +223,7 @@ public enum ScenarioLoader {
         let major = m.optional("major")?.uint16()
         let minor = m.optional("minor")?.uint16()
         let position = m.required("position")?.point()
-        let height = m.optional("height")?.nonNegative()
+        let height = m.optional("height")?.within(RadioModel.plausibleHeight, "m")
         let p0 = m.optional("p0")?.within(RadioModel.plausibleP0, "dBm")
         guard let id, let position else { return nil }
         return Beacon(id: id, uuid: uuid, major: major, minor: minor, position: position, height: height, p0: p0)

@@ -51,10 +51,9 @@ public enum BaselineFile {
                 guard let metric = BaselineMetric(rawValue: m) else {
                     throw InputError(file: path, field: "baselines.\(e).\(abbreviated(m))", "unknown metric '\(abbreviated(m))'; known: \(BaselineMetric.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                guard entry.value.isFinite, entry.tolerance.isFinite, entry.tolerance >= 0 else {
-                    throw InputError(file: path, field: "baselines.\(e).\(m)", "expected a finite value and a tolerance ≥ 0")
-                }
-                out.append(Baseline(estimator: estimator, metric: metric, value: entry.value, tolerance: entry.tolerance))
+                let baseline = Baseline(estimator: estimator, metric: metric, value: entry.value, tolerance: entry.tolerance)
+                if let problem = baseline.problem { throw InputError(file: path, field: "baselines.\(e).\(m)", problem) }
+                out.append(baseline)
             }
         }
         return out

@@ -124,6 +124,16 @@ public struct Baseline: Sendable, Hashable, Codable {
     public init(estimator: EstimatorKind, metric: BaselineMetric, value: Double, tolerance: Double) {
         self.estimator = estimator; self.metric = metric; self.value = value; self.tolerance = tolerance
     }
+
+    /// What makes this no baseline replay could have stored, or nil: a finite value (a rate within 0–1, an error
+    /// ≥ 0 m) and a finite tolerance ≥ 0. The recording's table and the baselines file are checked alike.
+    public var problem: String? {
+        guard value.isFinite, tolerance.isFinite, tolerance >= 0 else {
+            return "expected a finite value and a tolerance ≥ 0, found value \(Format.number(value)), tolerance \(Format.number(tolerance))"
+        }
+        if metric.higherIsBetter { return Format.outside(0...1, value).map { "a rate: " + $0 } }
+        return value >= 0 ? nil : "an error in metres: expected ≥ 0, found \(Format.number(value))"
+    }
 }
 
 /// A whole recording in memory: what it is, the venue, the samples, the baselines.

@@ -539,8 +539,9 @@ public enum RecordingStore {
             let s: String = r[4]
             guard let src = TruthSource(rawValue: s) else { throw bad("ground_truth.source", "unknown truth source '\(s)'") }
             let sample = TruthSample(t: r[0], position: Point(r[1], r[2]), z: r[3], source: src)
-            guard sample.t.isFinite, sample.position.x.isFinite, sample.position.y.isFinite else {
-                throw bad("ground_truth", "sample \(truth.count + 1) is not finite")
+            guard sample.t.isFinite, abs(sample.position.x) <= WorkBudget.maximumExtent, abs(sample.position.y) <= WorkBudget.maximumExtent,
+                  sample.z.map({ abs($0) <= WorkBudget.maximumExtent }) ?? true else {
+                throw bad("ground_truth", "sample \(truth.count + 1) at t \(Format.number(sample.t)): expected a finite time and coordinates within ±\(Format.number(WorkBudget.maximumExtent)) m, found (\(Format.number(sample.position.x)), \(Format.number(sample.position.y)))")
             }
             truth.append(sample)
         }
@@ -548,7 +549,9 @@ public enum RecordingStore {
         for b in try BaselineRow.order(Column("estimator"), Column("metric")).fetchAll(db) {
             guard let e = EstimatorKind(rawValue: b.estimator) else { throw bad("baselines.estimator", "unknown estimator '\(b.estimator)'") }
             guard let m = BaselineMetric(rawValue: b.metric) else { throw bad("baselines.metric", "unknown metric '\(b.metric)'") }
-            baselines.append(Baseline(estimator: e, metric: m, value: b.value, tolerance: b.tolerance))
+            let baseline = Baseline(estimator: e, metric: m, value: b.value, tolerance: b.tolerance)
+            if let problem = baseline.problem { throw bad("baselines", "\(b.estimator) \(b.metric): \(problem)") }
+            baselines.append(baseline)
         }
         return Recording(info: info, venue: venue, rssi: rssi, headings: headings, steps: steps, truth: truth, baselines: baselines)
     }
@@ -628,7 +631,8 @@ public final class RecordingWriter {
     }
 
     public func append(_ s: TruthSample) throws {
-        guard s.t.isFinite, s.position.x.isFinite, s.position.y.isFinite, s.z?.isFinite ?? true else {
+        guard s.t.isFinite, abs(s.position.x) <= WorkBudget.maximumExtent, abs(s.position.y) <= WorkBudget.maximumExtent,
+              s.z.map({ abs($0) <= WorkBudget.maximumExtent }) ?? true else {
             throw InputError(file: file, field: "ground_truth", "invalid truth sample at t \(s.t)")
         }
         truthStatement.setUncheckedArguments([s.t, s.position.x, s.position.y, s.z, s.source.rawValue])

@@ -25,7 +25,7 @@ extension RecordedVenue {
         if let p = Format.outside(RadioModel.plausibleP0, r.p0, unit: "dBm") { add("radio.p0", p) }
         if let p = Format.outside(RadioModel.plausibleExponent, r.exponent) { add("radio.exponent", p) }
         if let p = Format.outside(RadioModel.plausibleSigma, r.sigma, unit: "dB") { add("radio.sigma", p) }
-        if !r.sensitivity.isFinite { add("radio.sensitivity", "expected a finite sensitivity, found \(number(r.sensitivity))") }
+        if let p = Format.outside(RadioModel.plausibleRSSI, r.sensitivity, unit: "dBm") { add("radio.sensitivity", p) }
         if !WorkBudget.advertisingIntervalRange.contains(r.advertisingInterval) {
             add("radio.advertising_interval", "expected \(number(WorkBudget.advertisingIntervalRange.lowerBound))–\(number(WorkBudget.advertisingIntervalRange.upperBound)) s, found \(number(r.advertisingInterval))")
         }
@@ -34,8 +34,8 @@ extension RecordedVenue {
         }
         if !(r.packetLoss >= 0 && r.packetLoss < 1) { add("radio.packet_loss", "expected a probability in [0, 1), found \(number(r.packetLoss))") }
         if let c = r.correlationDistance, !(c > 0 && c.isFinite) { add("radio.correlation_distance", "expected a positive distance or none, found \(number(c))") }
-        if !(r.receiverHeight >= 0 && r.receiverHeight.isFinite) { add("radio.receiver_height", "expected a height ≥ 0 m, found \(number(r.receiverHeight))") }
-        if !(r.modelError >= 0 && r.modelError.isFinite) { add("radio.model_error", "expected a model error ≥ 0 dB, found \(number(r.modelError))") }
+        if let p = Format.outside(RadioModel.plausibleHeight, r.receiverHeight, unit: "m") { add("radio.receiver_height", p) }
+        if let p = Format.outside(RadioModel.plausibleModelError, r.modelError, unit: "dB") { add("radio.model_error", p) }
 
         func text(_ field: String, _ value: String?) { if let p = nulProblem(value) { add(field, p) } }
         text("recordings.venue", name)
@@ -55,7 +55,10 @@ extension RecordedVenue {
             else if b.maxX > b.minX, !b.contains(beacon.position) {
                 add("beacons[\(i)].position", "beacon '\(beacon.id)' at \(beacon.position) lies outside the bounds")
             }
-            if let h = beacon.height, !(h >= 0 && h.isFinite) { add("beacons[\(i)].height", "expected a height ≥ 0 m, found \(number(h))") }
+            if let h = beacon.height, let p = Format.outside(RadioModel.plausibleHeight, h, unit: "m") { add("beacons[\(i)].height", p) }
+            for (name, v) in [("major", beacon.major), ("minor", beacon.minor)] {
+                if let v, !(0...65535).contains(v) { add("beacons[\(i)].\(name)", "expected an iBeacon \(name) 0–65535, found \(v)") }
+            }
             if let p0 = beacon.p0, let p = Format.outside(RadioModel.plausibleP0, p0, unit: "dBm") { add("beacons[\(i)].p0", p) }
         }
         for (i, l) in landmarks.enumerated() {
@@ -67,6 +70,8 @@ extension RecordedVenue {
             if room.polygon.vertices.count < 3 { add("rooms[\(i)].polygon", "room '\(room.name)' needs at least 3 corners") }
             if let j = room.polygon.vertices.firstIndex(where: { !finite($0) }) {
                 add("rooms[\(i)].polygon[\(j)]", "room '\(room.name)' has a corner that is not finite")
+            } else if b.maxX > b.minX, let j = room.polygon.vertices.firstIndex(where: { !b.contains($0, tolerance: 1e-6) }) {
+                add("rooms[\(i)].polygon[\(j)]", "room '\(room.name)' has a corner at \(room.polygon.vertices[j]), outside the bounds")
             }
         }
         for (i, w) in walls.enumerated() {

@@ -197,7 +197,14 @@ func errors(_ yaml: String) -> [String] {
         #expect(try parse(validYAML).radio.modelError == 0, "none unless set")
         #expect(try parse(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, model_error: 3.5}")).radio.modelError == 3.5)
         let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, model_error: -1}"))
-        #expect(e.contains { $0.contains("radio.model_error: expected a number ≥ 0") }, "\(e)")
+        #expect(e.contains { $0.contains("radio.model_error: expected 0–30 dB, found -1") }, "\(e)")
+        // Values no receiver or venue has are refused like the other radio ranges (1e308 left trackers with nothing).
+        for (yaml, message) in [("sigma: 4, model_error: 1e308}", "radio.model_error: expected 0–30 dB"),
+                                ("sigma: 4, receiver_height: 1e308}", "radio.receiver_height: expected 0–100 m"),
+                                ("sigma: 4, sensitivity: 1e308}", "radio.sensitivity: expected -150–20 dBm")] {
+            let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: yaml))
+            #expect(e.contains { $0.contains(message) }, "\(yaml): \(e)")
+        }
     }
 
     @Test func syntaxErrorGivesTheLine() {

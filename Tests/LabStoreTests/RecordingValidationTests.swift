@@ -23,7 +23,14 @@ import Testing
         ("UPDATE radio SET sigma = 1e200", "radio.sigma: expected 0–30 dB, found 1e+200"),
         ("UPDATE radio SET p0 = 1e999", "radio.p0: expected -150–20 dBm, found inf"),
         ("UPDATE beacons SET p0 = 40 WHERE idx = 1", "beacons[1].p0: expected -150–20 dBm, found 40"),
-        ("UPDATE radio SET model_error = -1", "radio.model_error: expected a model error ≥ 0 dB, found -1"),
+        ("UPDATE radio SET model_error = -1", "radio.model_error: expected 0–30 dB, found -1"),
+        ("UPDATE radio SET model_error = 1e308", "radio.model_error: expected 0–30 dB, found 1e+308"),
+        ("UPDATE radio SET sensitivity = 1e308", "radio.sensitivity: expected -150–20 dBm, found 1e+308"),
+        ("UPDATE radio SET receiver_height = 1e308", "radio.receiver_height: expected 0–100 m, found 1e+308"),
+        ("UPDATE beacons SET height = 1e308 WHERE idx = 2", "beacons[2].height: expected 0–100 m, found 1e+308"),
+        ("UPDATE beacons SET major = 99999999 WHERE idx = 1", "beacons[1].major: expected an iBeacon major 0–65535, found 99999999"),
+        ("UPDATE rooms SET polygon = '[[0, 0], [1e308, 0], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
+        ("UPDATE ground_truth SET x = 1e19 WHERE rowid = 5", "ground_truth: sample 5 at t"),
         ("UPDATE radio SET model_error = 'big'", "radio row 1 column model_error: expected a number, found text 'big'"),
         ("UPDATE recordings SET min_x = 100, max_x = 0", "recordings.bounds: expected min_x < max_x and min_y < max_y"),
         ("UPDATE rooms SET polygon = '[[0, 0], [nan, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
@@ -39,6 +46,11 @@ import Testing
         // Found by fuzz-recording: GRDB's decoding error escaped, with the whole row in it.
         ("UPDATE recordings SET created = 'v1'", "a value cannot be read (was the file edited?): could not decode Date from database value \"v1\" - column: \"created\""),
         ("UPDATE baselines SET value = 'x'", ""),  // no baselines yet: nothing to break, the file stays readable
+        // Checked as the baselines file's are: a tolerance ≥ 0, a rate within 0–1.
+        ("INSERT INTO baselines (estimator, metric, value, tolerance, updated) VALUES ('centroid', 'mean', 1, -1, datetime('now'))",
+         "baselines: centroid mean: expected a finite value and a tolerance ≥ 0, found value 1, tolerance -1"),
+        ("INSERT INTO baselines (estimator, metric, value, tolerance, updated) VALUES ('centroid', 'availability', 2, 0.02, datetime('now'))",
+         "baselines: centroid availability: a rate: expected 0–1, found 2"),
         ("UPDATE step_samples SET heading = 400 WHERE rowid = 5", "step_samples: sample 5: t "),
         ("UPDATE step_samples SET length_accuracy = -1 WHERE rowid = 1", "is not a valid step (length and its σ in [0, 3] m, heading in [0, 360), its σ in [0, 180]°)"),
         ("UPDATE step_samples SET length = 'far' WHERE rowid = 2", "step_samples row 2 column length: expected a number, found text 'far'"),
