@@ -40,7 +40,12 @@ extension InputError {
         func path(_ keys: [any CodingKey]) -> String { keys.map(\.stringValue).joined(separator: ".") }
         switch error {
         case DecodingError.dataCorrupted(let context):
-            self.init(file: file, field: path(context.codingPath), "not \(what): \(context.debugDescription)")
+            // swift-corelibs-foundation reports a number of the wrong kind (61.5 for a whole number, −1 for a seed) as
+            // "not valid JSON", with no field: say that it may be that.
+            let detail = context.codingPath.isEmpty && context.debugDescription.hasSuffix("not valid JSON.")
+                ? "not valid JSON, or a number that does not fit its field (a fraction, a negative or a too large number where a whole number belongs)"
+                : context.debugDescription
+            self.init(file: file, field: path(context.codingPath), "not \(what): \(detail)")
         case DecodingError.keyNotFound(let key, let context):
             self.init(file: file, field: path(context.codingPath + [key]), "not \(what): missing key '\(key.stringValue)'")
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

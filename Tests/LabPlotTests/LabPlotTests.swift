@@ -222,6 +222,18 @@ import LabStore
         }
     }
 
+    /// A number of the wrong kind (a negative seed) is said to be one: swift-corelibs-foundation calls it "not valid JSON".
+    @Test func aNumberThatDoesNotFitItsFieldIsSaidToBeOne() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let path = results + "/run.json"
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let seeds = try #require(text.range(of: #""seeds" : \[[^\]]*\]"#, options: .regularExpression))
+        try text.replacingCharacters(in: seeds, with: #""seeds" : [-1]"#).write(toFile: path, atomically: true, encoding: .utf8)
+        let e = try #require(throws: InputError.self) { try RunManifest.read(directory: results) }
+        #expect(e.message.contains("a number that does not fit its field"), "\(e)")
+    }
+
     /// A run written over an earlier one removes the earlier manifest first: when a later write fails, the directory
     /// does not look complete with this run's epochs under the earlier leaderboard.
     @Test func aFailedRewriteLeavesNoManifest() throws {
