@@ -70,6 +70,7 @@ let package = Package(
         // Expected/ holds the stored outputs the expected-output tests compare with.
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"], exclude: ["Expected"]),
         .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
-        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators"]),
+        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
+                                                             .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -35,7 +35,9 @@ public enum BaselineFile {
     ///   (a baselines file copied from elsewhere would gate the wrong figures).
     /// - Throws: ``InputError`` naming the file and the field for anything that is not a baseline.
     public static func read(path: String, recording: String? = nil) throws -> [Baseline]? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return nil }
+        if isDirectory.boolValue { throw InputError(file: path, "is a directory, not a baselines file") }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the baselines file") }
         let doc: Document
         do { doc = try JSONDecoder().decode(Document.self, from: data) } catch { throw InputError(file: path, decoding: error, as: "a baselines file") }

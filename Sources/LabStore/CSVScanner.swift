@@ -10,9 +10,8 @@ struct CSVFile {
 
     init(path: String) throws {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
-            throw InputError(file: path, "no such file")
-        }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw InputError(file: path, "no such file") }
+        guard !isDir.boolValue else { throw InputError(file: path, "is a directory, not a CSV file") }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the file") }
         var b = [UInt8](data)
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }

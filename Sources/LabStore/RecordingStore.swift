@@ -418,7 +418,7 @@ public enum RecordingStore {
         }
         // An older recording has a prefix of the migrations (v1 without v2: no step table).
         if applied != Set(Schema.migrationIdentifiers.prefix(applied.count)) || applied.isEmpty {
-            throw InputError(file: path, "incomplete schema (migrations \(applied.sorted().joined(separator: ", ")) of \(Schema.migrationIdentifiers.joined(separator: ", ")))")
+            throw InputError(file: path, "incomplete schema (migrations \(applied.isEmpty ? "none" : applied.sorted().joined(separator: ", ")) of \(Schema.migrationIdentifiers.joined(separator: ", ")))")
         }
     }
 
@@ -484,12 +484,19 @@ public enum RecordingStore {
         }
         var rooms: [Room] = []
         for r in try RoomRow.order(Column("idx")).fetchAll(db) {
-            let numbers = r.polygon.split(whereSeparator: { "[], ".contains($0) }).map { Double($0) }
-            guard numbers.count % 2 == 0, !numbers.contains(where: { $0 == nil }) else {
-                throw bad("rooms.polygon", "room '\(r.name)': expected [[x, y], …], found \(r.polygon)")
+            // Exactly [[x, y], [x, y], …] (a truncated '[[0,0],[30,0' read as two corners).
+            let compact = r.polygon.filter { !$0.isWhitespace }
+            let corners = compact.hasPrefix("[[") && compact.hasSuffix("]]")
+                ? compact.dropFirst(2).dropLast(2).components(separatedBy: "],[").map { pair -> Point? in
+                    let xy = pair.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+                    guard xy.count == 2, let x = xy[0], let y = xy[1] else { return nil }
+                    return Point(x, y)
+                }
+                : [nil]
+            guard !corners.contains(where: { $0 == nil }) else {
+                throw bad("rooms.polygon", "room '\(r.name)': expected [[x, y], …], found \(abbreviated(r.polygon))")
             }
-            let v = numbers.compactMap { $0 }
-            rooms.append(Room(name: r.name, area: r.area, polygon: Polygon(stride(from: 0, to: v.count, by: 2).map { Point(v[$0], v[$0 + 1]) })))
+            rooms.append(Room(name: r.name, area: r.area, polygon: Polygon(corners.compactMap { $0 })))
         }
         let walls = try WallRow.order(Column("idx")).fetchAll(db).map(\.wall)
         let info = RecordingInfo(name: row.name, source: source, venue: row.venue, created: row.created, notes: row.notes,
@@ -505,7 +512,10 @@ public enum RecordingStore {
         let rows = try Row.fetchCursor(db, sql: "SELECT t, beacon, rssi FROM rssi_samples ORDER BY rowid")
         while let r = try rows.next() {
             let t: Double = r[0], b: Int = r[1], v: Double = r[2]
-            guard b >= 0, b < beacons.count, t.isFinite, RecordingImporter.plausibleRSSI.contains(v) else {
+            guard b >= 0, b < beacons.count else {
+                throw bad("rssi_samples", "sample \(rssi.count + 1): beacon \(b) is no beacon of the recording (expected 0–\(beacons.count - 1))")
+            }
+            guard t.isFinite, RecordingImporter.plausibleRSSI.contains(v) else {
                 throw bad("rssi_samples", "sample \(rssi.count + 1): beacon \(b), t \(t), rssi \(v) is not a valid sample (RSSI \(Format.number(RecordingImporter.plausibleRSSI.lowerBound))–\(Format.number(RecordingImporter.plausibleRSSI.upperBound)) dBm)")
             }
             rssi.append(RSSIReading(beacon: b, t: t, rssi: v))

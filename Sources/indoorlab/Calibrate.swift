@@ -95,7 +95,8 @@ struct Calibrate: ParsableCommand {
 
     /// Where --plot draws: the path less its extension, and the formats (.png, .svg, or both without one).
     func plotTarget(_ path: String) throws -> (base: String, formats: [PlotFormat]) {
-        guard OutputFile.namesAFile(path) else {
+        // A name that is only an extension ('.png', once wrote the hidden '.png.png') names no figure.
+        guard OutputFile.namesAFile(path), !(path.split(separator: "/").last ?? "").hasPrefix(".") else {
             throw ValidationError("--plot '\(path)': give a file name (with .png, .svg, or no extension for both)")
         }
         var st = stat()

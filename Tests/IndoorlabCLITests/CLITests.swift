@@ -519,7 +519,7 @@ func temporaryDirectory() throws -> URL {
         let compare = try indoorlab(["compare", "run.json", "--seeds", "1", "--estimators", "centroid", "--out", "."], cwd: dir)
         #expect(compare.status == 2 && compare.stderr.contains("run.json: is an input, and --out . holds the results"), "\(compare.stderr)")
         #expect(try String(contentsOf: dir.appendingPathComponent("run.json"), encoding: .utf8) == scenario)
-        for plot in ["/dev/null", ".", ""] {
+        for plot in ["/dev/null", ".", "", ".png", "cp/.svg"] {
             let r = try indoorlab(["calibrate", "nothing.sqlite", "--plot", plot], cwd: dir)
             #expect(r.status == 64, "--plot '\(plot)': \(r.status) \(r.stderr)")
         }

@@ -269,6 +269,8 @@ let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().d
         let e4 = try #require(throws: InputError.self) { try ResultsFile.read(path: dir + "/other-epochs.csv", scenario: "other") }
         #expect(e4.location.line == 2 && e4.location.field == "scenario" && e4.description.contains("expected scenario 'other'"), "\(e4)")
         #expect(try ResultsFile.read(path: dir + "/other-epochs.csv", scenario: "s") == sample)
+        let e5 = try #require(throws: InputError.self) { try ResultsFile.read(path: dir) }
+        #expect(e5.description.contains("is a directory, not a CSV file"), "\(e5)")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LabCore
 import Testing
+import GRDB
 @testable import LabStore
 
 /// A recording is input like any other: a file edited with any SQLite tool is checked on open, and every value
@@ -31,6 +32,8 @@ import Testing
         ("UPDATE beacons SET major = 99999999 WHERE idx = 1", "beacons[1].major: expected an iBeacon major 0–65535, found 99999999"),
         ("UPDATE rooms SET polygon = '[[0, 0], [1e308, 0], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
         ("UPDATE ground_truth SET x = 1e19 WHERE rowid = 5", "ground_truth: sample 5 at t"),
+        // A truncated polygon read as two corners.
+        ("UPDATE rooms SET polygon = '[[0,0],[30,0' WHERE idx = 0", "rooms.polygon: room"),
         ("UPDATE radio SET model_error = 'big'", "radio row 1 column model_error: expected a number, found text 'big'"),
         ("UPDATE recordings SET min_x = 100, max_x = 0", "recordings.bounds: expected min_x < max_x and min_y < max_y"),
         ("UPDATE rooms SET polygon = '[[0, 0], [nan, 1], [2, 2]]' WHERE idx = 0", "rooms[0].polygon[1]: room"),
@@ -67,6 +70,20 @@ import Testing
         } catch let e as InputError {
             #expect(e.location.file == path && e.description.contains(message), "\(e)")
         }
+    }
+
+    /// A sample of a beacon the recording does not have (written by a tool that does not enforce foreign keys, as the
+    /// sqlite3 shell does not by default) names the beacon, not the RSSI.
+    @Test func aSampleOfNoBeaconIsNamedAsSuch() throws {
+        let (dir, path) = try Self.tampered("SELECT 1")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var config = Configuration()
+        config.foreignKeysEnabled = false
+        try DatabaseQueue(path: path, configuration: config).write { db in
+            try db.execute(sql: "UPDATE rssi_samples SET beacon = 999 WHERE rowid = 5")
+        }
+        let e = try #require(throws: InputError.self) { try RecordingStore.read(path: path) }
+        #expect(e.description.contains("sample 5: beacon 999 is no beacon of the recording"), "\(e)")
     }
 
     /// A recording from before the step table (schema v1) reads as one without a step detector; one with a
