@@ -51,8 +51,15 @@ public struct ResultsPlotter {
     /// The scenario's per-epoch results.
     /// - Throws: ``InputError`` for an unknown scenario or a missing or malformed CSV (with file and line).
     public func results(_ scenario: String) throws -> [EpochResult] {
-        if !realNames.contains(scenario) { try entry(scenario) }
-        return try ResultsFile.read(path: resultsPath(scenario), scenario: scenario)
+        let real = realNames.contains(scenario)
+        if !real { try entry(scenario) }
+        let rows = try ResultsFile.read(path: resultsPath(scenario), scenario: scenario)
+        // The epochs must be this run's: a failed rewrite, or a file copied in, would mix two runs in one figure.
+        let seeds = real ? [0] : manifest.seeds
+        if let stray = rows.first(where: { !seeds.contains($0.seed) }) {
+            throw InputError(file: resultsPath(scenario), "holds seed \(stray.seed), which the run (\(RunManifest.fileName)) does not: seeds \(seeds.map(String.init).joined(separator: ", ")) (the file is from another run)")
+        }
+        return rows
     }
 
     /// The scenario entry of `scenario`; a real protocol's name gets the reason it has no floorplan figure.

@@ -234,6 +234,35 @@ import LabStore
         #expect(e.message.contains("a number that does not fit its field"), "\(e)")
     }
 
+    /// The leaderboard in run.json belongs to its run: edited figures (a negative P75 drew a blank chart, an empty
+    /// ranking marked every estimator "no fixes") are refused with their field, and an epochs file from another run
+    /// (other seeds) is not drawn under this run's leaderboard.
+    @Test func aLeaderboardOrEpochsFromAnotherRunAreRefused() throws {
+        let results = try Fixture.writeResults()
+        defer { Fixture.cleanUp(results) }
+        let path = results + "/run.json"
+        let good = try RunManifest.read(directory: results)
+        var edits: [(String, (inout RunManifest) -> Void)] = []
+        edits.append(("leaderboard.scores[0].stats.p75", { $0.leaderboard.scores[0].stats.p75 = -5 }))
+        edits.append(("leaderboard.overall", { $0.leaderboard.overall = [] }))
+        edits.append(("leaderboard.seeds", { $0.leaderboard.seeds = [7] }))
+        edits.append(("leaderboard.scenarios", { $0.leaderboard.scenarios = ["zzz"] }))
+        edits.append(("leaderboard.scores[0].stats.availability", { $0.leaderboard.scores[0].stats.availability = 2 }))
+        for (field, edit) in edits {
+            var m = good
+            edit(&m)
+            try LabJSON.encoder().encode(m).write(to: URL(fileURLWithPath: path))
+            let e = try #require(throws: InputError.self) { try RunManifest.read(directory: results) }
+            #expect(e.location.field == field, "\(field): \(e)")
+        }
+        var other = good
+        other.seeds = [7]
+        other.leaderboard.seeds = [7]
+        try LabJSON.encoder().encode(other).write(to: URL(fileURLWithPath: path))
+        let e = try #require(throws: InputError.self) { try Fixture.plotter(results).results(Fixture.scenarioName) }
+        #expect(e.description.contains("which the run (run.json) does not: seeds 7"), "\(e)")
+    }
+
     /// A run written over an earlier one removes the earlier manifest first: when a later write fails, the directory
     /// does not look complete with this run's epochs under the earlier leaderboard.
     @Test func aFailedRewriteLeavesNoManifest() throws {

@@ -212,7 +212,43 @@ public struct RunManifest: Codable, Sendable {
         for (i, name) in manifest.real.map(\.name).enumerated() where !isFileSafe(name) {
             throw InputError(file: path, field: "real[\(i)].name", "'\(abbreviated(name))' \(fileSafeRule)")
         }
+        if let (field, problem) = manifest.leaderboardProblem { throw InputError(file: path, field: field, problem) }
         return manifest
+    }
+
+    /// Where the leaderboard disagrees with the run it belongs to, or holds figures no run gives (field, message), or
+    /// nil: its scenarios and seeds are the run's, its estimators the run's, each score's counts and rates within
+    /// range and its errors ≥ 0 m (NaN or ∞: no fix), and an overall ranking when there are scores.
+    var leaderboardProblem: (String, String)? {
+        let b = leaderboard
+        // A manifest from before real protocols were saved lists them only in its leaderboard.
+        let names = Set(scenarios.map(\.name) + real.map(\.name) + (real.isEmpty ? b.scenarios : []))
+        if let i = b.scenarios.firstIndex(where: { !names.contains($0) }) {
+            return ("leaderboard.scenarios[\(i)]", "'\(abbreviated(b.scenarios[i]))' is no scenario or real protocol of the run")
+        }
+        if let missing = scenarios.first(where: { !b.scenarios.contains($0.name) }) {
+            return ("leaderboard.scenarios", "expected every scenario of the run; '\(missing.name)' is missing")
+        }
+        if b.seeds != seeds { return ("leaderboard.seeds", "expected the run's seeds, \(seeds.map(String.init).joined(separator: ", "))") }
+        let known = Set(estimators)
+        for (i, s) in b.scores.enumerated() {
+            let field = "leaderboard.scores[\(i)]"
+            if !b.scenarios.contains(s.scenario) { return (field + ".scenario", "'\(abbreviated(s.scenario))' is no scenario or real protocol of the run") }
+            if !known.contains(s.estimator) { return (field + ".estimator", "'\(s.estimator.rawValue)' is not among the run's estimators") }
+            let st = s.stats
+            if !(0...st.count).contains(st.fixes) { return (field + ".stats.fixes", "expected 0–\(st.count) (the epochs), found \(st.fixes)") }
+            if let p = Format.outside(0...1, st.availability) { return (field + ".stats.availability", p) }
+            for (name, v) in [("mean", st.mean), ("median", st.median), ("p75", st.p75), ("p90", st.p90), ("p95", st.p95), ("rmse", st.rmse), ("max", st.max)]
+            where v < 0 {
+                return (field + ".stats.\(name)", "expected an error ≥ 0 m (nan or inf: no fix), found \(Format.number(v))")
+            }
+        }
+        for (i, o) in b.overall.enumerated() {
+            if !known.contains(o.estimator) { return ("leaderboard.overall[\(i)].estimator", "'\(o.estimator.rawValue)' is not among the run's estimators") }
+            if o.meanP75 < 0 { return ("leaderboard.overall[\(i)].meanP75", "expected an error ≥ 0 m (nan or inf: no fix), found \(Format.number(o.meanP75))") }
+        }
+        if !b.scores.isEmpty && b.overall.isEmpty { return ("leaderboard.overall", "empty, though the leaderboard has scores") }
+        return nil
     }
 }
 
