@@ -40,7 +40,7 @@ public enum BaselineFile {
         if isDirectory.boolValue { throw InputError(file: path, "is a directory, not a baselines file") }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the baselines file") }
         let doc: Document
-        do { doc = try JSONDecoder().decode(Document.self, from: data) } catch { throw InputError(file: path, decoding: error, as: "a baselines file") }
+        doc = try LabJSON.decode(Document.self, from: data, file: path, as: "a baselines file", decoder: JSONDecoder())
         if let recording, doc.recording != recording {
             throw InputError(file: path, field: "recording", "these baselines are of recording '\(abbreviated(doc.recording))', not of '\(abbreviated(recording))' beside them")
         }

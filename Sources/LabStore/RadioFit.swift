@@ -71,8 +71,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
             throw InputError(file: path, "cannot read the radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')")
         }
         let fit: RadioFit
-        do { fit = try LabJSON.decoder().decode(RadioFit.self, from: data) }
-        catch { throw InputError(file: path, decoding: error, as: "a radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')") }
+        fit = try LabJSON.decode(RadioFit.self, from: data, file: path, as: "a radio fit (write one with 'indoorlab calibrate REC --save-fit FILE')")
         // The ranges a scenario's radio block takes: a fit that import or replay uses must make a readable recording.
         if let p = Format.outside(RadioModel.plausibleP0, fit.p0, unit: "dBm") { throw InputError(file: path, field: "p0", p) }
         if let p = Format.outside(RadioModel.plausibleExponent, fit.exponent) { throw InputError(file: path, field: "exponent", p) }

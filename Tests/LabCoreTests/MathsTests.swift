@@ -123,4 +123,21 @@ import Testing
         #expect(back["a"] == .infinity && back["b"] == -.infinity && back["c"] == 1.5)
         #expect(try LabJSON.string([Double.nan]).contains("\"nan\""))
     }
+
+    /// A key twice in one object is found with its object's path (the decoder would keep one silently); the same key
+    /// in different objects, keys inside strings and escaped quotes are not duplicates.
+    @Test func aKeyTwiceInOneObjectIsFound() throws {
+        func dup(_ text: String) -> String? { LabJSON.duplicateKey(in: Data(text.utf8)).map { "\($0.path)|\($0.key)" } }
+        #expect(dup(#"{"a": 1, "b": 2}"#) == nil)
+        #expect(dup(#"{"a": 1, "a": 2}"#) == "|a")
+        #expect(dup(#"{"baselines": {"centroid": {"mean": {"value": 1}, "mean": {"value": 2}}}}"#) == "baselines.centroid|mean")
+        #expect(dup(#"{"x": {"a": 1}, "y": {"a": 1}, "a": "a"}"#) == nil)
+        #expect(dup(#"{"s": "\"a\": 1, \"a\": 2", "t": ["a", "a"]}"#) == nil)
+        #expect(dup(#"{"list": [{"k": 1}, {"k": 2, "k": 3}]}"#) == "list[]|k")
+        #expect(dup(#"{"we\"ird": 1, "we\"ird": 2}"#) == #"|we\"ird"#)
+        let e = try #require(throws: InputError.self) {
+            try LabJSON.decode([String: Int].self, from: Data(#"{"seeds": 1, "seeds": 2}"#.utf8), file: "f.json", as: "a test")
+        }
+        #expect(e.location.field == "seeds" && e.message.contains("appears twice"), "\(e)")
+    }
 }

@@ -202,8 +202,7 @@ public struct RunManifest: Codable, Sendable {
             throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
         }
         let manifest: RunManifest
-        do { manifest = try LabJSON.decoder().decode(RunManifest.self, from: data) }
-        catch { throw InputError(file: path, decoding: error, as: "a valid run manifest") }
+        manifest = try LabJSON.decode(RunManifest.self, from: data, file: path, as: "a valid run manifest")
         // The names become file names (`<name>-epochs.csv`, the figures): '../x' would read and write outside. A scenario's
         // is its label in a condition (`name@field`).
         for (i, name) in manifest.scenarios.map(\.name).enumerated() where !isFileSafe(SimulationCondition.scenarioName(inLabel: name)) {
@@ -284,8 +283,7 @@ public enum ResultsDirectory {
             throw InputError(file: path, "cannot read the √CRLB map (written by 'indoorlab compare --out \(directory)')")
         }
         let map: BoundMap
-        do { map = try LabJSON.decoder().decode(BoundMap.self, from: data) }
-        catch { throw InputError(file: path, decoding: error, as: "a valid √CRLB map") }
+        map = try LabJSON.decode(BoundMap.self, from: data, file: path, as: "a valid √CRLB map")
         if let (field, problem) = map.problem(scenario: scenario) { throw InputError(file: path, field: field, problem) }
         return map
     }
