@@ -24,6 +24,13 @@ public struct Simulator: Sendable {
     public let pathLoss: PathLoss
     public let condition: SimulationCondition
 
+    /// Seconds between the headings of one look, stamped from the window's middle on: 0.1 s, closer when `count` of
+    /// them would not fit in the window's second half, so that every heading stays in its own window (a recording's
+    /// replay puts each reading back in the window its time falls in: spilled into the next, a frieze look moved scans).
+    static func headingSpacing(window: Double, count: Int) -> Double {
+        min(0.1, window / 2 / Double(max(count, 1)))
+    }
+
     /// - Throws: ``InputErrors`` when the scenario asks for more work than ``WorkBudget`` allows (the loader
     ///   reports the same with line numbers; this guards scenarios built in code).
     public init(scenario: Scenario, condition: SimulationCondition = .ideal) throws {
@@ -157,9 +164,10 @@ public struct Simulator: Sendable {
             let mid = t + window / 2
             var headings: [HeadingReading] = []
             if let look {
+                let spacing = Simulator.headingSpacing(window: window, count: look.friezes.count)
                 for (k, name) in look.friezes.enumerated() {
                     guard let target = scenario.landmarks.firstIndex(where: { $0.name == name && $0.kind == .frieze }) else { continue }
-                    headings.append(heading(from: p, to: target, t: mid + 0.1 * Double(k), bias: bias,
+                    headings.append(heading(from: p, to: target, t: mid + spacing * Double(k), bias: bias,
                                             identified: look.identified, rng: rng))
                 }
             }
@@ -250,8 +258,9 @@ public struct Simulator: Sendable {
                 .filter { scenario.landmarks[$0].kind == .frieze && scenario.landmarks[$0].isVisible(from: p) }
                 .sorted { scenario.landmarks[$0].position.distance(to: p) < scenario.landmarks[$1].position.distance(to: p) }
                 .prefix(3)
+            let spacing = Simulator.headingSpacing(window: scenario.radio.scanWindow, count: visible.count)
             let headings = visible.enumerated().map { k, target in
-                heading(from: p, to: target, t: scenario.radio.scanWindow / 2 + 0.1 * Double(k), bias: bias, identified: true, rng: rng)
+                heading(from: p, to: target, t: scenario.radio.scanWindow / 2 + spacing * Double(k), bias: bias, identified: true, rng: rng)
             }
             epochs.append(Epoch(walk: nil, index: i, t: scenario.radio.scanWindow / 2, truth: p,
                                 room: scenario.roomIndex(at: p), readings: readings, headings: headings))

@@ -58,7 +58,7 @@ struct Tune: ParsableCommand {
         if let output {
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let note = "Beacons moved by 'indoorlab tune\(beacons.map { " --beacons \($0)" } ?? "") --seed \(seed.seed)'."
-            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: result.beacons, note: note), to: output, inputs: [path])
+            try writeOutput(try ScenarioWriter.yaml(replacingBeaconsIn: original, file: path, with: result.beacons, kept: s.beacons, note: note), to: output, inputs: [path])
         }
         if json {
             try writeOutput(jsonString(result), to: nil)

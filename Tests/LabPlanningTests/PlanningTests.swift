@@ -140,6 +140,27 @@ let emptyRoom = Scenario(
         }
     }
 
+    /// The written scenario keeps an unmoved beacon's numbers exactly (tune rounded every beacon to centimetres, so a
+    /// tune that kept the layout still changed the readings) and writes a moved one to the centimetre.
+    @Test func theWrittenScenarioKeepsUnmovedBeaconsExactly() throws {
+        let text = """
+            name: precise
+            bounds: {width: 10, depth: 8}
+            beacons:
+              - {id: A, position: [1.004, 1.0049], height: 2.345, p0: -55.555}
+              - {id: B, position: [8.996, 1.333333]}
+              - {id: C, position: [5, 7]}
+            test_grid: 2
+            """
+        let s = try ScenarioLoader.parse(yaml: text, file: "precise.yaml")
+        var moved = s.beacons
+        moved[1].position = Point(8.123456, 2.987654)
+        let written = try ScenarioLoader.parse(yaml: ScenarioWriter.yaml(replacingBeaconsIn: text, file: "precise.yaml", with: moved, kept: s.beacons),
+                                               file: "out.yaml")
+        #expect(written.beacons[0] == s.beacons[0] && written.beacons[2] == s.beacons[2])
+        #expect(written.beacons[1].position == Point(8.12, 2.99))
+    }
+
     @Test func wallMountedBeaconsStayOnTheirWall() throws {
         let s = try ScenarioLoader.load(path: scenariosDir + "/smart-home.yaml")
         let tuner = Tuner(scenario: s)

@@ -158,6 +158,20 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(h[1].heading - 93) < 1e-9)
     }
 
+    /// Every heading of a look lies in its own scan window, however short the window or long the look (stamped 0.1 s
+    /// apart they spilled into the next window, and a recording's replay moved them there).
+    @Test func aLooksHeadingsStayInTheirWindow() throws {
+        for (window, interval) in [(1.0, 0.1), (0.2, 0.02)] {
+            var s = scenario
+            s.radio.scanWindow = window; s.radio.advertisingInterval = interval
+            s.walks[0].looks = [LookEvent(waypoint: 1, friezes: ["N", "E", "N", "E", "N", "E", "N"], identified: false)]
+            let epochs = try Simulator(scenario: s).simulate(walk: s.walks[0], seed: 1)
+            let looks = epochs.filter { !$0.headings.isEmpty }
+            #expect(looks.first?.headings.count == 7)
+            #expect(looks.allSatisfy { e in e.headings.allSatisfy { $0.t >= e.t - window / 2 && $0.t < e.t + window / 2 } }, "window \(window) s")
+        }
+    }
+
     @Test func aCheckpointIsScannedOncePerPass() throws {
         let epochs = try Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
         let scans = epochs.filter { $0.checkpoint != nil }
