@@ -116,7 +116,7 @@ struct DanisImporter {
                 try rec.expect(fields: 16...16)
                 let ts = try rec.double(0)
                 if ts < last - DanisImporter.timeSlack {
-                    throw rec.error(0, "time goes backwards: \(ts) after \(last) on the line before (more than \(DanisImporter.timeSlack) s)")
+                    throw rec.error(0, "time goes backwards: \(ts) after \(last), the latest time before it (more than \(DanisImporter.timeSlack) s)")
                 }
                 last = max(last, ts)
                 guard let sensor = lookup.index(rec, field: 1) else {
@@ -130,6 +130,10 @@ struct DanisImporter {
                     throw rec.error(3, "expected an RSSI in dBm within \(Int(plausible.lowerBound))…\(Int(plausible.upperBound)), found \(v)")
                 }
                 let x = try rec.coordinate(4), y = try rec.coordinate(5), z = try rec.coordinate(6)
+                // The venue's limits hold the walker as they hold the receivers: a point outside is a damaged line.
+                guard bounds.contains(Point(x, y), tolerance: 1e-6) else {
+                    throw rec.error(4, "the walker at (\(Format.number(x)), \(Format.number(y))) lies outside the limits of \(parPath)")
+                }
                 for k in 7..<16 { _ = try rec.double(k) }
                 lines.append(Line(ts: ts, sensor: sensor, rssi: v, x: x, y: y, z: z))
             }

@@ -47,6 +47,17 @@ struct LabCSVImporter {
         let radio = options.radio(base: scenario?.radio ?? RadioModel())
         guard radio.scanWindow > 0 else { throw InputError(file: directory, field: "scan_window", "expected a positive scan window") }
         let bounds = scenario?.bounds ?? RecordingImporter.bounds(enclosing: beacons.map(\.position) + truth.map(\.position), margin: 1)
+        if let scenario {
+            // The scenario's venue holds the walk and the beacons: a point outside it is a typo (x = 500 in a 20 m
+            // venue), which replay would score as a 60 m error.
+            if let i = truth.firstIndex(where: { !bounds.contains($0.position, tolerance: 1e-6) }) {
+                throw InputError(file: path("truth.csv"), line: i + 2, field: "x",
+                                 "(\(Format.number(truth[i].position.x)), \(Format.number(truth[i].position.y))) lies outside \(scenario.name)'s bounds")
+            }
+            if FileManager.default.fileExists(atPath: path("beacons.csv")), let b = beacons.first(where: { !bounds.contains($0.position, tolerance: 1e-6) }) {
+                throw InputError(file: path("beacons.csv"), field: "x", "beacon '\(b.id)' at (\(Format.number(b.position.x)), \(Format.number(b.position.y))) lies outside \(scenario.name)'s bounds")
+            }
+        }
         let name = options.name ?? URL(fileURLWithPath: directory).lastPathComponent
         let venue = RecordedVenue(name: scenario?.name ?? name, bounds: bounds, radio: radio, beacons: beacons,
                                   landmarks: landmarks, rooms: scenario?.rooms ?? [])

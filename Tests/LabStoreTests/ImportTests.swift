@@ -254,6 +254,21 @@ import LabScenarioIO
         #expect(replay.scores.allSatisfy { $0.stats.availability > 0.3 && $0.stats.p75 < 10 })
     }
 
+    /// With --scenario, the truth must lie in its venue (x = 500 in a 30 m hall scored as a 60 m error).
+    @Test func labCSVTruthOutsideTheScenarioIsRefused() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writeLabCSV(dir + "/far", truth: "t,x,y\n0.5,2,2\n1.5,500,2\n")
+        let s = try scenario("open-hall")
+        #expect {
+            try RecordingImporter.run(format: .labCSV, paths: [dir + "/far"], to: dir + "/r.sqlite", options: ImportOptions(scanWindow: 1, scenario: s))
+        } throws: { e in
+            guard let e = e as? InputError else { return false }
+            return e.location.file.hasSuffix("truth.csv") && e.location.line == 3 && e.message.contains("outside open-hall's bounds")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/r.sqlite"))
+    }
+
     /// A copy of the Daniš configuration and the first `lines` lines of one track, with `edit` applied.
     func danisCopy(_ dir: String, lines: Int = 50, edit: (inout [String]) -> Void) throws -> String {
         let fm = FileManager.default
@@ -291,6 +306,8 @@ import LabScenarioIO
         try expectError("nan", line: 7, field: "x", "finite number") { replace(&$0, 6, field: 4, with: "nan") }
         try expectError("back", line: 9, field: "timestamp", "time goes backwards") { replace(&$0, 8, field: 0, with: "1581249500.0") }
         try expectError("short", line: 3, field: nil, "expected 16 comma-separated fields") { $0[2] = "1581249601.5,b827eb4521b4,e78f135624ce,-80" }
+        // Columns swapped on one line put the walker 81 m outside a 21 m venue, and the import went through.
+        try expectError("outside", line: 10, field: "x", "lies outside the limits of") { replace(&$0, 9, field: 4, with: "-81") }
     }
 
     /// Values that used to be accepted and then broke replay (infinite bounds, P90 < P75) or named nothing.
