@@ -77,6 +77,9 @@ public struct Planner: Sendable {
         if points > Double(maximumPoints) {
             return "--point-spacing \(Format.number(pointSpacing)) m over \(Format.number(w)) × \(Format.number(d)) m is up to \(Format.number(points)) test points; the budget is \(maximumPoints) (use a coarser spacing)"
         }
+        if PlanningGeometry.walkablePoints(scenario, spacing: pointSpacing).isEmpty {
+            return "no walkable test point at --point-spacing \(Format.number(pointSpacing)) m: the rooms are smaller than the spacing (use a finer spacing)"
+        }
         guard let candidateSpacing else { return nil }
         // Candidates along walls are far fewer than the grid's; they are counted exactly where the grid bound allows it.
         guard grid(candidateSpacing) <= Double(maximumPairs) else {

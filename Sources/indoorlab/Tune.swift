@@ -55,6 +55,13 @@ struct Tune: ParsableCommand {
         if let problem = tuner.workProblem() { throw ValidationError(problem) }
         let result = try tuner.run { progress.note($0) }
         progress.finish()
+        // A layout no move gets a fix from is no layout to tune: the radio model hears too little (P0, exponent,
+        // sensitivity, walls' losses). Said before anything is written.
+        let figures = [result.before, result.after] + (result.rejected.map { [$0] } ?? [])
+        if figures.allSatisfy({ !$0.predicted.areaQuantile.isFinite && !$0.simulated.areaQuantile.isFinite }) {
+            throw InputError(file: path, field: "radio", "the beacons give no fix on \(Int((o.coverage * 100).rounded()))% of the walkable points, before and after every move tried: "
+                             + "check the radio model (p0, exponent, sensitivity) and the walls' losses")
+        }
         if let output {
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let note = "Beacons moved by 'indoorlab tune\(beacons.map { " --beacons \($0)" } ?? "") --seed \(seed.seed)'."

@@ -470,6 +470,33 @@ func temporaryDirectory() throws -> URL {
         #expect(moved.status == 0, "\(moved.stderr)")
     }
 
+    /// A layout that never gives a fix is no layout to tune (tune said "already locally optimal", exit 0, and wrote the
+    /// scenario), and a venue with no walkable test point is none to plan or tune.
+    @Test func tuneAndPlanRefuseVenuesWithNothingToImprove() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let base = """
+            name: deaf
+            bounds: {width: 10, depth: 8}
+            radio: {p0: -150}
+            beacons:
+              - {id: A, position: [1, 1]}
+              - {id: B, position: [9, 1]}
+              - {id: C, position: [5, 7]}
+            test_grid: 2
+            """
+        try base.write(to: dir.appendingPathComponent("deaf.yaml"), atomically: true, encoding: .utf8)
+        let deaf = try indoorlab(["tune", "deaf.yaml", "--draws", "2", "-o", "t.yaml"], cwd: dir)
+        #expect(deaf.status == 2 && deaf.stderr.contains("the beacons give no fix on 90% of the walkable points"), "\(deaf.status) \(deaf.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("t.yaml").path))
+        let tiny = base.replacingOccurrences(of: "radio: {p0: -150}\n", with: "rooms:\n  - {name: Cupboard, polygon: [[1, 1], [1.1, 1], [1.1, 1.1], [1, 1.1]]}\n")
+        try tiny.write(to: dir.appendingPathComponent("tiny.yaml"), atomically: true, encoding: .utf8)
+        for args in [["tune", "tiny.yaml", "--draws", "2"], ["plan", "tiny.yaml", "--target-p90", "3", "--draws", "2"]] {
+            let r = try indoorlab(args, cwd: dir)
+            #expect(r.status == 64 && r.stderr.contains("no walkable test point"), "\(args): \(r.status) \(r.stderr)")
+        }
+    }
+
     @Test func moreImpossibleInputsAreRefusedUpFront() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
