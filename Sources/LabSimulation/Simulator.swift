@@ -8,8 +8,8 @@ import LabCore
 ///
 ///     RSSI = P0_i − 10·n·log10(d_i) − Σ wall losses + X,   X ~ N(0, σ²)
 ///
-/// then lost with probability `packetLoss`, rounded to whole dBm when `quantize`, and dropped below
-/// `sensitivity`. A scan window holds floor(scanWindow / advertisingInterval) advertisements per beacon;
+/// then lost with probability `packetLoss`, rounded to whole dBm when `quantize`, dropped below
+/// `sensitivity`, and capped at the strongest RSSI a receiver reports (``RadioModel/plausibleRSSI``, +20 dBm). A scan window holds floor(scanWindow / advertisingInterval) advertisements per beacon;
 /// the phone is taken to stand still for the window at the epoch's position, which it reaches at the
 /// window's middle (so the walk's clock starts half a window before the first waypoint). A QR checkpoint
 /// is scanned once per pass: in the first window whose path comes within 1 m of it. With a
@@ -127,6 +127,9 @@ public struct Simulator: Sendable {
                 if outlierRate > 0, let phone, phone.rng.uniform() < outlierRate { rssi += phone.rng.gaussian(sigma: outlierScale) }
                 if radio.quantize { rssi = rssi.rounded() }
                 if rssi < radio.sensitivity { continue }
+                // A receiver saturates: nothing reads above the strongest RSSI one reports (a loud beacon at 0.3 m
+                // drew +41 dBm, which no recording could store).
+                rssi = min(rssi, RadioModel.plausibleRSSI.upperBound)
                 out.append(RSSIReading(beacon: i, t: t0 + Double(j) * interval + phase, rssi: rssi))
             }
         }

@@ -172,6 +172,16 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         }
     }
 
+    /// A receiver saturates at +20 dBm: a loud beacon next to the walk reads no more (+41 dBm could not be recorded).
+    @Test func readingsSaturateAtTheStrongestAReceiverReports() throws {
+        var s = scenario
+        s.radio.p0 = 20
+        s.beacons[0].position = Point(2, 5)   // on the walk's first point
+        let epochs = try Simulator(scenario: s).simulate(walk: s.walks[0], seed: 1)
+        let loudest = epochs.flatMap(\.readings).map(\.rssi).max() ?? -.infinity
+        #expect(loudest == RadioModel.plausibleRSSI.upperBound)
+    }
+
     @Test func aCheckpointIsScannedOncePerPass() throws {
         let epochs = try Simulator(scenario: scenario).simulate(walk: scenario.walks[0], seed: 1)
         let scans = epochs.filter { $0.checkpoint != nil }
