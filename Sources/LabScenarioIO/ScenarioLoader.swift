@@ -165,13 +165,14 @@ public enum ScenarioLoader {
         }
         if let v = m.optional("beacon_p0_sigma")?.nonNegative() { x.beaconP0Sigma = v }
         if let o = m.optional("outliers")?.mapping(allowed: ["rate", "scale"]) {
-            if let r = o.required("rate"), let v = r.double() {
+            // Inside a block too, a key left out keeps its default.
+            if let r = o.optional("rate"), let v = r.double() {
                 if v < 0 || v >= 1 { r.fail("expected a probability in [0, 1), found \(v)") } else { x.outlierRate = v }
             }
-            if let v = o.required("scale")?.nonNegative() { x.outlierScale = v }
+            if let v = o.optional("scale")?.nonNegative() { x.outlierScale = v }
         }
         if let b = m.optional("body_shadowing")?.mapping(allowed: ["loss", "half_angle"]) {
-            if let v = b.required("loss")?.nonNegative() { x.bodyLoss = v }
+            if let v = b.optional("loss")?.nonNegative() { x.bodyLoss = v }
             if let h = b.optional("half_angle"), let v = h.double() {
                 if v < 0 || v > 180 { h.fail("expected an angle in [0, 180] degrees, found \(v)") } else { x.bodyHalfAngle = v }
             }
@@ -359,8 +360,13 @@ public enum ScenarioLoader {
                 report(["rooms", i, "polygon", j], "rooms[\(i)].polygon[\(j)]", "corner \(v) lies outside the bounds \(boundsText(s.bounds))")
             }
         }
-        for (i, w) in s.walls.enumerated() where w.segment.length < 1e-9 {
-            report(["walls", i], "walls[\(i)]", "wall has zero length: 'from' and 'to' are the same point")
+        for (i, w) in s.walls.enumerated() {
+            if w.segment.length < 1e-9 {
+                report(["walls", i], "walls[\(i)]", "wall has no length: 'from' and 'to' are less than a nanometre apart")
+            }
+            for (key, p) in [("from", w.segment.a), ("to", w.segment.b)] where !s.bounds.contains(p) {
+                report(["walls", i, key], "walls[\(i)].\(key)", "\(p) lies outside the bounds \(boundsText(s.bounds))")
+            }
         }
         for (i, l) in s.landmarks.enumerated() where !s.bounds.contains(l.position) {
             report(["landmarks", i, "position"], "landmarks[\(i)].position", "landmark '\(l.name)' at \(l.position) lies outside the bounds \(boundsText(s.bounds))")

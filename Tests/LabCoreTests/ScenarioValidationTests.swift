@@ -295,6 +295,20 @@ func errors(_ yaml: String) -> [String] {
         #expect(f.deviceOffsetSigma == 12 && f.deviceOffset == 0 && f.outlierRate == 0.1 && f.outlierScale == 8 && f.bodyLoss == 0)
         #expect(f.beaconP0Sigma == FieldImpairments.realistic.beaconP0Sigma)
         #expect(try parse(withField("{device_offset: -17}")).radio.field.deviceOffset == -17)
+        // Inside a block too (a half angle alone was refused for want of a loss).
+        let half = try parse(withField("{body_shadowing: {half_angle: 90}, outliers: {rate: 0.1}}")).radio.field
+        #expect(half.bodyHalfAngle == 90 && half.bodyLoss == FieldImpairments.realistic.bodyLoss)
+        #expect(half.outlierRate == 0.1 && half.outlierScale == FieldImpairments.realistic.outlierScale)
+    }
+
+    /// A wall must lie in the venue (one from [-5, -5] to [50, 50] in a 10 m room was taken), and a wall shorter than a
+    /// nanometre is said to be that, not "the same point".
+    @Test func wallsOutsideTheBoundsOrOfNoLengthAreRefused() {
+        let out = errors(validYAML.replacingOccurrences(of: "{from: [5, 0], to: [5, 3], material: drywall}", with: "{from: [-5, -5], to: [50, 50], material: drywall}"))
+        #expect(out.contains { $0.contains("walls[0].from: (-5.00, -5.00) lies outside the bounds") }, "\(out)")
+        #expect(out.contains { $0.contains("walls[0].to: (50.00, 50.00) lies outside the bounds") }, "\(out)")
+        let short = errors(validYAML.replacingOccurrences(of: "to: [5, 3], material", with: "to: [5, 1e-12], material"))
+        #expect(short.contains { $0.contains("walls[0]: wall has no length: 'from' and 'to' are less than a nanometre apart") }, "\(short)")
     }
 
     @Test(arguments: [
