@@ -38,13 +38,14 @@ struct Bench: ParsableCommand {
         guard !only.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ValidationError("--only needs at least one group; the groups are \(LabBenchmark.Group.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return Set(try only.split(separator: ",").map { name in
+        // As compare's lists: a group named twice is refused.
+        return Set(try refusingRepeats(only.split(separator: ",").map { name in
             let n = name.trimmingCharacters(in: .whitespaces)
             guard let g = LabBenchmark.Group(rawValue: n) else {
                 throw ValidationError("--only: unknown group '\(n)'; the groups are \(LabBenchmark.Group.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return g
-        })
+        }, \.rawValue))
     }
 
     func run() throws {

@@ -510,7 +510,8 @@ func temporaryDirectory() throws -> URL {
                      ["import", "--format", "lab-csv", ".", "-o", "x.sqlite", "--exponent", "0.001"],
                      // An empty estimator list drew an empty figure; seeds past the last wrapped to 0.
                      ["plot", "cdf", "--results", ".", "--estimators", ""], ["compare", "open-hall", "--estimators", " , "],
-                     ["plot", "offset-learning", "--runs", "3", "--seed", "18446744073709551614"]] {
+                     ["plot", "offset-learning", "--runs", "3", "--seed", "18446744073709551614"],
+                     ["bench", "--only", "locator,locator", "--seconds", "0.01"]] {
             let r = try indoorlab(args, cwd: dir)
             #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stdout.isEmpty, "\(args): \(r.stdout)")
