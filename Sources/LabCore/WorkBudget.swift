@@ -27,8 +27,12 @@ public enum WorkBudget {
     public static let cadenceRange = 0.5...4.0
     /// Steps the pedometer reports in one walk.
     public static let maximumStepsPerWalk = 1_000_000
-    /// Scan windows in one walk.
-    public static let maximumWindowsPerWalk = 1_000_000
+    /// Scan windows in one walk: over two days at 1 s. The tournament keeps every estimator's result per window (a
+    /// 600,000-window walk took 2.3 GB for one estimator).
+    public static let maximumWindowsPerWalk = 200_000
+    /// Beacons in one venue: the walks' posterior bound grows with the cube of the beacons heard (2,000 took minutes
+    /// for a 9-window walk); 1,000 is far more than any venue mounts.
+    public static let maximumBeacons = 1_000
     /// Readings simulated in one walk or one grid pass (windows × advertisements × beacons): about 32 bytes
     /// each in memory, so 2·10⁷ is some 640 MB.
     public static let maximumReadingsPerPass = 20_000_000
@@ -74,6 +78,10 @@ public enum WorkBudget {
             if perWindow > Double(maximumAdvertisementsPerWindow) {
                 add([.key("radio"), .key("scan_window")], "a \(number(window)) s window at one advertisement every \(number(adv)) s is \(number(perWindow.rounded(.down))) readings per beacon; the budget is \(maximumAdvertisementsPerWindow) (shorten scan_window or lengthen advertising_interval)")
             }
+        }
+
+        if s.beacons.count > maximumBeacons {
+            add([.key("beacons")], "\(s.beacons.count) beacons; the budget is \(maximumBeacons)")
         }
 
         let g = s.testGridSpacing

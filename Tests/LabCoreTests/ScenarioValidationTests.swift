@@ -359,7 +359,7 @@ func errors(_ yaml: String) -> [String] {
         let paused = replacing("sigma: 4}", "sigma: 4, scan_window: 0.01, advertising_interval: 0.02}")
             .replacingOccurrences(of: "speed: 1.2", with: "speed: 1.2\n    speed_sigma: 0.2\n    pauses: [{at: 0, seconds: 86400}]")
         let found = errors(paused)
-        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (8 m at 0.6 m/s or faster, 8640000 windows of pauses) is 8641337 scan windows; the budget is 1000000") }, "\(found)")
+        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (8 m at 0.6 m/s or faster, 8640000 windows of pauses) is 8641337 scan windows; the budget is 200000") }, "\(found)")
     }
 
     /// A step detector reports steps of at most 3 m: a walk whose true steps could pass half that is refused, and a
@@ -379,7 +379,14 @@ func errors(_ yaml: String) -> [String] {
             .replacingOccurrences(of: "compass: {sigma: 8, bias: 2}", with: "compass: {sigma: 8, bias: 2}\ntest_grid: 100")
             .replacingOccurrences(of: "waypoints: [[1, 4], [9, 4]]", with: "waypoints: [[1, 4], [9999, 4]]")
         let found = errors(long)
-        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (9998 m at 0.01 m/s) is 99980003 scan windows; the budget is 1000000") }, "\(found)")
+        #expect(found.contains { $0.contains("walks[0]: walk 'stroll' (9998 m at 0.01 m/s) is 99980003 scan windows; the budget is 200000") }, "\(found)")
+    }
+
+    /// More beacons than the budget (2,000 took minutes for a 9-window walk: the posterior bound is cubic in them).
+    @Test func tooManyBeaconsAreRefused() throws {
+        var s = try parse(validYAML)
+        s.beacons = (0...WorkBudget.maximumBeacons).map { Beacon(id: "B\($0)", position: Point(Double($0 % 10), Double($0 % 8))) }
+        #expect(WorkBudget.problems(s).contains { $0.field == "beacons" && $0.message == "1001 beacons; the budget is 1000" })
     }
 
     @Test func theProductOfFactorsWithinTheirRangesIsBoundedToo() {
