@@ -77,7 +77,8 @@ public struct Planner: Sendable {
         if points > Double(maximumPoints) {
             return "--point-spacing \(Format.number(pointSpacing)) m over \(Format.number(w)) × \(Format.number(d)) m is up to \(Format.number(points)) test points; the budget is \(maximumPoints) (use a coarser spacing)"
         }
-        if PlanningGeometry.walkablePoints(scenario, spacing: pointSpacing).isEmpty {
+        let walkable = PlanningGeometry.walkablePoints(scenario, spacing: pointSpacing).count
+        if walkable == 0 {
             return "no walkable test point at --point-spacing \(Format.number(pointSpacing)) m: the rooms are smaller than the spacing (use a finer spacing)"
         }
         guard let candidateSpacing else { return nil }
@@ -85,8 +86,7 @@ public struct Planner: Sendable {
         guard grid(candidateSpacing) <= Double(maximumPairs) else {
             return "--candidate-spacing \(Format.number(candidateSpacing)) m over \(Format.number(w)) × \(Format.number(d)) m is too fine (use a coarser spacing)"
         }
-        let pairs = Double(PlanningGeometry.walkablePoints(scenario, spacing: pointSpacing).count)
-            * Double(PlanningGeometry.candidates(scenario, mount: mount, spacing: candidateSpacing).count)
+        let pairs = Double(walkable) * Double(PlanningGeometry.candidates(scenario, mount: mount, spacing: candidateSpacing).count)
         if pairs > Double(maximumPairs) {
             return "\(Format.number(pairs)) pairs of test points (--point-spacing \(Format.number(pointSpacing)) m) and candidate places (--candidate-spacing \(Format.number(candidateSpacing)) m); the budget is \(maximumPairs) (use a coarser spacing)"
         }

@@ -109,6 +109,13 @@ public struct TruthSample: Sendable, Hashable {
     /// Height of the device above the floor, metres, when known.
     public var z: Double?
     public var source: TruthSource
+    /// A finite time and coordinates within ±``WorkBudget/maximumExtent`` m (what import writes): the one check of
+    /// truth, on write and on read.
+    public var isPlausible: Bool {
+        let limit = WorkBudget.maximumExtent
+        return t.isFinite && abs(position.x) <= limit && abs(position.y) <= limit && (z.map { abs($0) <= limit } ?? true)
+    }
+
     public init(t: Double, position: Point, z: Double? = nil, source: TruthSource) {
         self.t = t; self.position = position; self.z = z; self.source = source
     }

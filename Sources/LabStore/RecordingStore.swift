@@ -549,8 +549,7 @@ public enum RecordingStore {
             let s: String = r[4]
             guard let src = TruthSource(rawValue: s) else { throw bad("ground_truth.source", "unknown truth source '\(s)'") }
             let sample = TruthSample(t: r[0], position: Point(r[1], r[2]), z: r[3], source: src)
-            guard sample.t.isFinite, abs(sample.position.x) <= WorkBudget.maximumExtent, abs(sample.position.y) <= WorkBudget.maximumExtent,
-                  sample.z.map({ abs($0) <= WorkBudget.maximumExtent }) ?? true else {
+            guard sample.isPlausible else {
                 throw bad("ground_truth", "sample \(truth.count + 1) at t \(Format.number(sample.t)): expected a finite time and coordinates within ±\(Format.number(WorkBudget.maximumExtent)) m, found (\(Format.number(sample.position.x)), \(Format.number(sample.position.y)))")
             }
             truth.append(sample)
@@ -641,8 +640,7 @@ public final class RecordingWriter {
     }
 
     public func append(_ s: TruthSample) throws {
-        guard s.t.isFinite, abs(s.position.x) <= WorkBudget.maximumExtent, abs(s.position.y) <= WorkBudget.maximumExtent,
-              s.z.map({ abs($0) <= WorkBudget.maximumExtent }) ?? true else {
+        guard s.isPlausible else {
             throw InputError(file: file, field: "ground_truth", "invalid truth sample at t \(s.t)")
         }
         truthStatement.setUncheckedArguments([s.t, s.position.x, s.position.y, s.z, s.source.rawValue])

@@ -62,6 +62,10 @@ public enum NoFixReason: Error, Sendable, Hashable, CustomStringConvertible {
         case .solverFailed: return "solver-failed"
         }
     }
+
+    /// Every ``code`` there is (what a results file's `reason` column may hold).
+    public static let codes: Set<String> = Set([tooFewBeacons(heard: 0, needed: 0), tooFewHeadings(have: 0, needed: 0), degenerateGeometry(""),
+                                                invalidInput(""), solverFailed("")].map(\.code))
 }
 
 /// A fix, or the reason there is none.

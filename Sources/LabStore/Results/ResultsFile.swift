@@ -48,9 +48,6 @@ public enum ResultsFile {
         return try decode(csv, scenario: scenario)
     }
 
-    /// The no-fix reasons a row may give (``NoFixReason/code``).
-    static let reasons: Set<String> = ["too-few-beacons", "too-few-headings", "degenerate-geometry", "invalid-input", "solver-failed"]
-
     /// Reads every row, checking each value against what the lab writes: finite coordinates within
     /// ``EpochResult/coordinateLimit``, an error that is the fix's distance from the truth, counts ≥ 0, a known
     /// reason on rows without a fix, one row per scenario, seed, estimator, walk and epoch; with `scenario`, every row
@@ -111,8 +108,8 @@ public enum ResultsFile {
                 if !reason.isEmpty { throw rec.error(c["reason"]!, "a row with a fix gives no reason, found '\(rec.shown(c["reason"]!))'") }
             } else {
                 if error != nil { throw rec.error(c["error"]!, "a row without a fix has no error, found '\(rec.shown(c["error"]!))'") }
-                if !reason.isEmpty && !ResultsFile.reasons.contains(reason) {
-                    throw rec.error(c["reason"]!, "expected a no-fix reason (\(ResultsFile.reasons.sorted().joined(separator: ", "))), found '\(rec.shown(c["reason"]!))'")
+                if !reason.isEmpty && !NoFixReason.codes.contains(reason) {
+                    throw rec.error(c["reason"]!, "expected a no-fix reason (\(NoFixReason.codes.sorted().joined(separator: ", "))), found '\(rec.shown(c["reason"]!))'")
                 }
             }
             let looks = try int("frieze_looks"), hits = try int("frieze_hits")
@@ -201,8 +198,7 @@ public struct RunManifest: Codable, Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
         }
-        let manifest: RunManifest
-        manifest = try LabJSON.decode(RunManifest.self, from: data, file: path, as: "a valid run manifest")
+        let manifest = try LabJSON.decode(RunManifest.self, from: data, file: path, as: "a valid run manifest")
         // The names become file names (`<name>-epochs.csv`, the figures): '../x' would read and write outside. A scenario's
         // is its label in a condition (`name@field`).
         for (i, name) in manifest.scenarios.map(\.name).enumerated() where !isFileSafe(SimulationCondition.scenarioName(inLabel: name)) {
@@ -282,8 +278,7 @@ public enum ResultsDirectory {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the √CRLB map (written by 'indoorlab compare --out \(directory)')")
         }
-        let map: BoundMap
-        map = try LabJSON.decode(BoundMap.self, from: data, file: path, as: "a valid √CRLB map")
+        let map = try LabJSON.decode(BoundMap.self, from: data, file: path, as: "a valid √CRLB map")
         if let (field, problem) = map.problem(scenario: scenario) { throw InputError(file: path, field: field, problem) }
         return map
     }
