@@ -111,10 +111,11 @@ public final class IndoorLocator: @unchecked Sendable {
               pathLoss.modelError.isFinite, pathLoss.modelError >= 0,
               pathLoss.correlationDistance.map({ $0 > 0 && $0.isFinite }) ?? true,
               pathLoss.advertisingInterval > 0, pathLoss.advertisingInterval.isFinite, pathLoss.packetLoss >= 0, pathLoss.packetLoss < 1,
+              pathLoss.dropout >= 0, pathLoss.dropout < 1,
               pathLoss.beaconPowerSigma >= 0, pathLoss.beaconPowerSigma.isFinite, pathLoss.bodyLoss >= 0, pathLoss.bodyLoss.isFinite,
               pathLoss.bodyHalfAngle > 0, pathLoss.bodyHalfAngle <= 180 else {
             throw LocatorError("pathLoss: exponent, scanWindow and advertisingInterval must be positive, shadowingSigma, receiverHeight, "
-                               + "modelError, beaconPowerSigma and bodyLoss ≥ 0, packetLoss in [0, 1), bodyHalfAngle in (0, 180], "
+                               + "modelError, beaconPowerSigma and bodyLoss ≥ 0, packetLoss and dropout in [0, 1), bodyHalfAngle in (0, 180], "
                                + "correlationDistance > 0, all finite (sensitivity too, when given)")
         }
         for (i, f) in friezes.enumerated() where !(f.position.x.isFinite && f.position.y.isFinite) {
@@ -153,7 +154,7 @@ public final class IndoorLocator: @unchecked Sendable {
                                sensitivity: pathLoss.sensitivity ?? -.infinity, advertisingInterval: pathLoss.advertisingInterval,
                                scanWindow: pathLoss.scanWindow, packetLoss: pathLoss.packetLoss,
                                correlationDistance: pathLoss.correlationDistance, receiverHeight: pathLoss.receiverHeight,
-                               modelError: pathLoss.modelError)
+                               modelError: pathLoss.modelError, dropout: pathLoss.dropout)
         var venue = Venue(name: "locator", bounds: bounds, radio: radio,
                       beaconIDs: beacons.map(\.identity.description),
                       beaconPositions: beacons.map { Point($0.position.x, $0.position.y) },

@@ -117,6 +117,11 @@ public struct PathLossModel: Sendable, Hashable {
     public var advertisingInterval: Double
     /// The share of advertisements the phone loses, in [0, 1).
     public var packetLoss: Double
+    /// The chance that a scan reports nothing of a beacon however strongly it reads, in [0, 1): a busy receiver, a
+    /// throttled or duty-cycled scan (`indoorlab calibrate` measures it on a recording; a phone of the UJI dataset
+    /// missed 60% of its scans' beacons near or far, the Daniş receivers 2%). The stream's tracker then weighs a missed
+    /// beacon by at most this: a miss near a beacon tells little when scans often miss.
+    public var dropout: Double
     /// σ of each beacon's own power about its ``BeaconPlacement/measuredPower`` (or ``measuredPower``), dB, when the
     /// beacons were not calibrated one by one. Keep it in ``modelError`` too (a one-scan fix cannot learn it); the
     /// stream's tracker learns each beacon's error as the walker passes it and takes this part out. 0: not learned.
@@ -136,11 +141,13 @@ public struct PathLossModel: Sendable, Hashable {
     public init(measuredPower: Double = -59, exponent: Double = 2.0, shadowingSigma: Double = 4.0,
                 receiverHeight: Double = 1.2, scanWindow: Double = 1.0, sensitivity: Double? = nil,
                 correlationDistance: Double? = nil, modelError: Double = 0, advertisingInterval: Double = 0.1,
-                packetLoss: Double = 0, beaconPowerSigma: Double = 0, bodyLoss: Double = 0, bodyHalfAngle: Double = 60) {
+                packetLoss: Double = 0, beaconPowerSigma: Double = 0, bodyLoss: Double = 0, bodyHalfAngle: Double = 60,
+                dropout: Double = 0) {
         self.measuredPower = measuredPower; self.exponent = exponent; self.shadowingSigma = shadowingSigma
         self.receiverHeight = receiverHeight; self.scanWindow = scanWindow; self.sensitivity = sensitivity
         self.correlationDistance = correlationDistance; self.modelError = modelError
         self.advertisingInterval = advertisingInterval; self.packetLoss = packetLoss; self.beaconPowerSigma = beaconPowerSigma
+        self.dropout = dropout
         self.bodyLoss = bodyLoss; self.bodyHalfAngle = bodyHalfAngle
     }
 }

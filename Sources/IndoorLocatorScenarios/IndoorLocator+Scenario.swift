@@ -33,7 +33,7 @@ extension IndoorLocator {
                       pathLoss: PathLossModel(measuredPower: r.p0, exponent: r.exponent, shadowingSigma: r.sigma,
                                               receiverHeight: r.receiverHeight, scanWindow: r.scanWindow, sensitivity: r.sensitivity,
                                               correlationDistance: r.correlationDistance, modelError: r.modelError,
-                                              advertisingInterval: r.advertisingInterval, packetLoss: r.packetLoss),
+                                              advertisingInterval: r.advertisingInterval, packetLoss: r.packetLoss, dropout: r.dropout),
                       friezes: s.friezes.map { Frieze(name: $0.name, position: Position(x: $0.position.x, y: $0.position.y), facing: $0.facing) },
                       walls: s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) },
                       rooms: s.rooms.map { Room(name: $0.name, outline: $0.polygon.vertices.map { Position(x: $0.x, y: $0.y) }) },

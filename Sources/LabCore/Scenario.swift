@@ -122,6 +122,12 @@ public struct RadioModel: Sendable, Hashable {
     public var scanWindow: Double
     /// Probability that one advertisement is lost.
     public var packetLoss: Double
+    /// Probability that a scan window reports nothing of a beacon however strongly it reads (the receiver busy, a
+    /// throttled or duty-cycled scan, a phone that reports one reading per scan and often none): the whole window's
+    /// advertisements of that beacon go missing together. 0 by default; `calibrate` measures it on a recording (a UJI
+    /// phone missed 60% of its beacons' windows near or far). Estimators that weigh a missed beacon
+    /// take it as the least chance of a miss.
+    public var dropout: Double
     /// Gudmundson decorrelation distance of the shadowing, metres; nil = independent draws.
     public var correlationDistance: Double?
     /// Height of the phone above the floor, metres (matters only for beacons with a height).
@@ -139,11 +145,11 @@ public struct RadioModel: Sendable, Hashable {
     public init(p0: Double = -59, exponent: Double = 2.0, sigma: Double = 4.0, sensitivity: Double = -100,
                 quantize: Bool = true, advertisingInterval: Double = 0.1, scanWindow: Double = 1.0,
                 packetLoss: Double = 0, correlationDistance: Double? = nil, receiverHeight: Double = 1.2,
-                modelError: Double = 0, field: FieldImpairments = .realistic) {
+                modelError: Double = 0, dropout: Double = 0, field: FieldImpairments = .realistic) {
         self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.sensitivity = sensitivity
         self.quantize = quantize; self.advertisingInterval = advertisingInterval; self.scanWindow = scanWindow
         self.packetLoss = packetLoss; self.correlationDistance = correlationDistance; self.receiverHeight = receiverHeight
-        self.modelError = modelError; self.field = field
+        self.modelError = modelError; self.dropout = dropout; self.field = field
     }
 
     /// This model with `extra` added to its model error in quadrature (independent sources of misfit).
@@ -185,16 +191,16 @@ public struct RadioModel: Sendable, Hashable {
     /// Expected number of independent readings of one beacon in a scan window, where its mean RSSI
     /// (walls included) is `mean`:
     ///
-    ///     k_eff = k · (1 − packet loss) · P(RSSI ≥ sensitivity),   P = ½·erfc(−(mean − sensitivity) / (σ·√2))
+    ///     k_eff = k · (1 − packet loss) · (1 − dropout) · P(RSSI ≥ sensitivity),   P = ½·erfc(−(mean − sensitivity) / (σ·√2))
     ///
     /// with k the advertisements per window; with correlated shadowing a window's readings share one draw,
-    /// so k_eff = P(heard) (one independent reading). Below half a reading per window the beacon counts as
+    /// so k_eff = (1 − dropout)·P(heard) (one independent reading). Below half a reading per window the beacon counts as
     /// not heard (0). This is what the √CRLB map and the planner count.
     public func expectedIndependentReadings(meanRSSI mean: Double) -> Double {
         let s = max(sigma, FisherInformation.minimumSigmaDB)
         let k = correlationDistance != nil ? 1 : Double(advertisementsPerWindow) * (1 - packetLoss)
         let heard = 0.5 * erfc(-(mean - sensitivity) / (s * 2.0.squareRoot()))
-        let kEff = k * heard
+        let kEff = k * heard * (1 - dropout)
         return kEff < 0.5 ? 0 : kEff
     }
 }

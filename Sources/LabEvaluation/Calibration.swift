@@ -159,6 +159,26 @@ public struct Calibration: Sendable {
     /// The receiver's floor as the recording shows it, dBm (``RadioFit/floor(of:)``, over all its readings); nil for
     /// a simulated recording, whose scenario states the sensitivity exactly, and without readings.
     public var floor: Double?
+    /// The receiver's window dropout (``RadioModel/dropout``) as the recording shows it; nil when too few windows had a
+    /// beacon the fitted law puts clearly above the floor (``Dropout/minimumWindows``).
+    public var dropout: Dropout?
+
+    /// How often a scan window reported nothing of a beacon that the fitted law puts at least ``margin`` σ above the
+    /// receiver's floor (the recording's ``floor``, or its stated sensitivity) at the truth: each beacon's P0 where
+    /// fitted, the walls' losses as fitted, σ the whole residual spread of one reading. So far above the floor the
+    /// noise alone misses a window once in 740 (Φ(−3)), so what is missed there went unreported however strong: the
+    /// dropout. Every (window with truth, beacon) pair of the venue counts, heard or not.
+    public struct Dropout: Sendable, Hashable, Codable {
+        /// The share of those pairs that reported nothing.
+        public var rate: Double
+        /// The (window, beacon) pairs counted, and how many of them reported nothing.
+        public var pairs: Int
+        public var missed: Int
+        /// How far above the floor, in σ, a beacon's mean must lie to count.
+        public static let margin = 3.0
+        /// The fewest pairs a rate is given from.
+        public static let minimumWindows = 30
+    }
 
     /// The residuals around the fitted model (each beacon's P0 where it has one, the global P0 otherwise; walls
     /// as fitted), grouped by beacon and scan window (the recording's, as replay cuts them), over the groups of
@@ -311,6 +331,38 @@ public struct Calibration: Sendable {
             return y[i] - (p0[ids[s.beacon]] ?? global.p0) + global.exponent * s.x + loss(s, fittedLoss)
         }
         windowSplit = WindowSplit.measure(residuals: residuals, beacons: samples.map(\.beacon), windows: samples.map(\.window))
+        dropout = Calibration.dropout(r, p0: ids.map { p0[$0] ?? global.p0 }, exponent: global.exponent, sigma: global.sigma,
+                                      floor: floor ?? r.venue.radio.sensitivity,
+                                      losses: Dictionary(uniqueKeysWithValues: materials.map { ($0.material, $0.loss) }))
+    }
+
+    /// ``Dropout``: over `r`'s windows with truth and every beacon of its venue, the law with these parameters (each
+    /// beacon's `p0`; each wall's loss from `losses` by material, else its stored loss).
+    static func dropout(_ r: Recording, p0: [Double], exponent: Double, sigma: Double, floor: Double,
+                        losses: [String: Double]) -> Dropout? {
+        let venue = r.venue
+        let epochs = EpochBuilder(venue: venue.venue).epochs(r).epochs
+        let lookup = EpochBuilder.TruthLookup(r, builder: EpochBuilder(venue: venue.venue))
+        let threshold = floor + Dropout.margin * sigma
+        var pairs = 0, missed = 0
+        var heard = [Bool](repeating: false, count: venue.beacons.count)
+        for e in epochs {
+            for i in heard.indices { heard[i] = false }
+            for reading in e.readings { heard[reading.beacon] = true }
+            let z = lookup.at(e.t)?.z
+            for (i, b) in venue.beacons.enumerated() {
+                let dx = e.truth.x - b.position.x, dy = e.truth.y - b.position.y
+                let dz = b.height.map { $0 - (z ?? venue.radio.receiverHeight) } ?? 0
+                let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
+                var mean = p0[i] - 10 * exponent * log10(d)
+                for w in venue.walls where w.segment.intersects(b.position, e.truth) { mean -= w.material.flatMap { losses[$0] } ?? w.loss }
+                guard mean >= threshold else { continue }
+                pairs += 1
+                if !heard[i] { missed += 1 }
+            }
+        }
+        guard pairs >= Dropout.minimumWindows else { return nil }
+        return Dropout(rate: Double(missed) / Double(pairs), pairs: pairs, missed: missed)
     }
 }
 
@@ -330,6 +382,7 @@ extension RadioFit {
                   beaconP0: Dictionary(uniqueKeysWithValues: c.beacons.map { ($0.id, r($0.p0AtGlobalExponent)) }), fittedOn: fittedOn)
         modelError = r(c.windowSplit?.modelError ?? 0)
         sensitivity = c.floor.map { r($0) }
+        dropout = c.dropout.map { r($0.rate, 3) }
         // A loss below 0 dB is noise around none: stored as 0.
         if !c.materials.isEmpty { materialLoss = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, r(max($0.loss, 0))) }) }
     }

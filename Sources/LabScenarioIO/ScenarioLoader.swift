@@ -124,7 +124,7 @@ public enum ScenarioLoader {
     }
 
     static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
-                            "packet_loss", "correlation_distance", "receiver_height", "model_error", "field"]
+                            "packet_loss", "dropout", "correlation_distance", "receiver_height", "model_error", "field"]
 
     private static func readRadio(_ f: YAMLField) -> RadioModel? {
         guard let m = f.mapping(allowed: radioKeys) else { return nil }
@@ -139,6 +139,9 @@ public enum ScenarioLoader {
         if let v = m.optional("scan_window")?.positive() { r.scanWindow = v }
         if let f = m.optional("packet_loss"), let v = f.double() {
             if v < 0 || v >= 1 { f.fail("expected a probability in [0, 1), found \(v)") } else { r.packetLoss = v }
+        }
+        if let f = m.optional("dropout"), let v = f.double() {
+            if v < 0 || v >= 1 { f.fail("expected a probability in [0, 1), found \(v)") } else { r.dropout = v }
         }
         if let v = m.optional("correlation_distance")?.positive() { r.correlationDistance = v }
         if let v = m.optional("receiver_height")?.within(RadioModel.plausibleHeight, "m") { r.receiverHeight = v }

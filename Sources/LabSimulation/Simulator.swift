@@ -8,7 +8,7 @@ import LabCore
 ///
 ///     RSSI = P0_i − 10·n·log10(d_i) − Σ wall losses + X,   X ~ N(0, σ²)
 ///
-/// then lost with probability `packetLoss`, rounded to whole dBm when `quantize`, dropped below
+/// then lost with probability `packetLoss` (and a whole window's of one beacon with probability `dropout`), rounded to whole dBm when `quantize`, dropped below
 /// `sensitivity`, and capped at the strongest RSSI a receiver reports (``RadioModel/plausibleRSSI``, +20 dBm). A scan window holds floor(scanWindow / advertisingInterval) advertisements per beacon;
 /// the phone is taken to stand still for the window at the epoch's position, which it reaches at the
 /// window's middle (so the walk's clock starts half a window before the first waypoint). A QR checkpoint
@@ -120,6 +120,9 @@ public struct Simulator: Sendable {
                 outlierRate = f.outlierRate; outlierScale = f.outlierScale
             }
             let fixedShadow = shadow?.values[i]
+            // The receiver reports nothing of this beacon in this window (no draw at all when there is no dropout, so
+            // scenarios without one keep their readings).
+            if radio.dropout > 0 && rng.uniform() < radio.dropout { continue }
             let phase = interval * Double(i) / Double(n)
             for j in 0..<k {
                 if loss > 0 && rng.uniform() < loss { continue }

@@ -19,6 +19,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
     /// calibration, whose scenario states its sensitivity exactly). Applied as the scored venue's
     /// ``RadioModel/sensitivity``, or the scored readings' own floor where that is lower (``applied(to:readings:)``).
     public var sensitivity: Double?
+    /// The calibration part's window dropout (``RadioModel/dropout``; nil in older files: none), applied as the scored
+    /// venue's.
+    public var dropout: Double?
     /// Where it was fitted (the recording's name).
     public var fittedOn: String
 
@@ -34,6 +37,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public func applied(to venue: RecordedVenue, readings: [RSSIReading] = []) -> RecordedVenue {
         var v = venue
         v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma; v.radio.modelError = modelError ?? 0
+        if let dropout { v.radio.dropout = dropout }
         if let sensitivity { v.radio.sensitivity = min(sensitivity, RadioFit.floor(of: readings) ?? sensitivity) }
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
         if let materialLoss {
@@ -78,6 +82,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         if let p = Format.outside(RadioModel.plausibleSigma, fit.sigma, unit: "dB") { throw InputError(file: path, field: "sigma", p) }
         if let s = fit.sensitivity, let p = Format.outside(RadioModel.plausibleRSSI, s, unit: "dBm") { throw InputError(file: path, field: "sensitivity", p) }
         if let m = fit.modelError, !(m.isFinite && m >= 0) { throw InputError(file: path, field: "modelError", "expected a model error ≥ 0 dB, found \(m)") }
+        if let d = fit.dropout, !(d >= 0 && d < 1) { throw InputError(file: path, field: "dropout", "expected a probability in [0, 1), found \(d)") }
         for (id, v) in fit.beaconP0.sorted(by: { $0.key < $1.key }) {
             if let p = Format.outside(RadioModel.plausibleP0, v, unit: "dBm") { throw InputError(file: path, field: "beaconP0.\(id)", p) }
         }

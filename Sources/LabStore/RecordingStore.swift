@@ -160,12 +160,14 @@ public enum RecordingStore {
     /// per-beacon P0 (by beacon id), in one transaction. To store a model error, a recording older than its column (schema v3) is
     /// migrated first: one way, as older builds refuse a newer schema.
     public static func updateRadio(path: String, p0: Double, exponent: Double, sigma: Double, modelError: Double? = nil,
-                                   sensitivity: Double? = nil, beaconP0: [String: Double] = [:], materialLoss: [String: Double] = [:]) throws {
-        if modelError != nil { try upgradeSchema(path: path) }
+                                   sensitivity: Double? = nil, dropout: Double? = nil, beaconP0: [String: Double] = [:],
+                                   materialLoss: [String: Double] = [:]) throws {
+        if modelError != nil || dropout != nil { try upgradeSchema(path: path) }
         try withDatabase(path: path, writable: true) { db in
             try db.execute(sql: "UPDATE radio SET p0 = ?, exponent = ?, sigma = ? WHERE id = 1", arguments: [p0, exponent, sigma])
             if let sensitivity { try db.execute(sql: "UPDATE radio SET sensitivity = ? WHERE id = 1", arguments: [sensitivity]) }
             if let modelError { try db.execute(sql: "UPDATE radio SET model_error = ? WHERE id = 1", arguments: [modelError]) }
+            if let dropout { try db.execute(sql: "UPDATE radio SET dropout = ? WHERE id = 1", arguments: [dropout]) }
             for (id, v) in beaconP0.sorted(by: { $0.key < $1.key }) {
                 try db.execute(sql: "UPDATE beacons SET p0 = ? WHERE id = ?", arguments: [v, id])
             }
@@ -431,6 +433,7 @@ public enum RecordingStore {
         ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
                    "correlation_distance", "receiver_height"], ["correlation_distance"], "v1"),
         ("radio", ["model_error"], [], "v3"),
+        ("radio", ["dropout"], [], "v4"),
         ("beacons", ["idx", "major", "minor", "x", "y", "height", "p0"], ["major", "minor", "height", "p0"], "v1"),
         ("landmarks", ["idx", "x", "y", "facing", "width"], ["facing"], "v1"),
         ("rooms", ["idx"], [], "v1"),

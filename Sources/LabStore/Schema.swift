@@ -121,12 +121,17 @@ enum Schema {
         m.registerMigration("v3") { db in
             try db.alter(table: "radio") { t in t.add(column: "model_error", .double).notNull().defaults(to: 0) }
         }
+        // v4: the receiver's window dropout (the chance a scan window reports nothing of a beacon however strong). A v3
+        // recording reads with none (0).
+        m.registerMigration("v4") { db in
+            try db.alter(table: "radio") { t in t.add(column: "dropout", .double).notNull().defaults(to: 0) }
+        }
         return m
     }
 
     /// Every migration, in order. A recording whose migrations are a prefix of these is read (the tables of later
     /// ones are taken as empty); one with a migration not here was written by a newer indoorlab.
-    static var migrationIdentifiers: [String] { ["v1", "v2", "v3"] }
+    static var migrationIdentifiers: [String] { ["v1", "v2", "v3", "v4"] }
 }
 
 // MARK: - Records (internal: GRDB stays out of the public API)
@@ -167,17 +172,21 @@ struct RadioRow: SnakeCaseRecord {
     var receiverHeight: Double
     /// Absent (nil) in a recording older than migration v3.
     var modelError: Double?
+    /// Absent (nil) in a recording older than migration v4.
+    var dropout: Double?
 
     init(_ r: RadioModel) {
         p0 = r.p0; exponent = r.exponent; sigma = r.sigma; sensitivity = r.sensitivity; quantize = r.quantize
         advertisingInterval = r.advertisingInterval; scanWindow = r.scanWindow; packetLoss = r.packetLoss
         correlationDistance = r.correlationDistance; receiverHeight = r.receiverHeight; modelError = r.modelError
+        dropout = r.dropout
     }
 
     var model: RadioModel {
         RadioModel(p0: p0, exponent: exponent, sigma: sigma, sensitivity: sensitivity, quantize: quantize,
                    advertisingInterval: advertisingInterval, scanWindow: scanWindow, packetLoss: packetLoss,
-                   correlationDistance: correlationDistance, receiverHeight: receiverHeight, modelError: modelError ?? 0)
+                   correlationDistance: correlationDistance, receiverHeight: receiverHeight, modelError: modelError ?? 0,
+                   dropout: dropout ?? 0)
     }
 }
 

@@ -12,6 +12,7 @@ import LabCore
 ///
 /// Row i of every rss file describes scan i. The beacons broadcast at three Tx powers, so the same spot has
 /// three different radio models: an import takes one power (``ImportOptions/txPower``, default −4 dBm).
+/// A scan holds at most one reading per beacon, so the recording states one advertisement per scan window.
 /// Each scan of that power becomes one scan window k (in file order): its readings at t = (k + ½)·W, its
 /// truth (source `survey`) at the same time. The phones' own collection times (`_tms.csv`) are not used:
 /// the campaigns' clocks restart, and a scan is a static fingerprint anyway.
@@ -125,7 +126,10 @@ struct UJIImporter {
         }
         guard selected.contains(true) else { throw InputError(file: idsPath, "no scan has Tx power \(options.txPower) dBm") }
 
-        let radio = options.radio(base: RadioModel(quantize: true, scanWindow: 1.0))
+        // A scan holds at most one reading of a beacon: one advertisement per scan window (what the trackers' detection
+        // model counts; `calibrate` measures how often a scan misses a beacon however strong, the dropout).
+        var radio = options.radio(base: RadioModel(quantize: true, scanWindow: 1.0))
+        radio.advertisingInterval = radio.scanWindow
         let w = radio.scanWindow
         let picked = rows.indices.filter { selected[$0] }
         let bounds = RecordingImporter.bounds(enclosing: beacons.map(\.position) + picked.map { coords[$0] }, margin: 0.5)

@@ -33,6 +33,7 @@ extension RecordedVenue {
             add("radio.scan_window", "expected \(number(WorkBudget.scanWindowRange.lowerBound))–\(number(WorkBudget.scanWindowRange.upperBound)) s, found \(number(r.scanWindow))")
         }
         if !(r.packetLoss >= 0 && r.packetLoss < 1) { add("radio.packet_loss", "expected a probability in [0, 1), found \(number(r.packetLoss))") }
+        if !(r.dropout >= 0 && r.dropout < 1) { add("radio.dropout", "expected a probability in [0, 1), found \(number(r.dropout))") }
         if let c = r.correlationDistance, !(c > 0 && c.isFinite) { add("radio.correlation_distance", "expected a positive distance or none, found \(number(c))") }
         if let p = Format.outside(RadioModel.plausibleHeight, r.receiverHeight, unit: "m") { add("radio.receiver_height", p) }
         if let p = Format.outside(RadioModel.plausibleModelError, r.modelError, unit: "dB") { add("radio.model_error", p) }

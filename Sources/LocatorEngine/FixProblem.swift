@@ -43,6 +43,8 @@ package final class FixProblem {
     /// Receiver sensitivity and packet loss, for censored terms.
     package var sensitivity = -100.0
     package var packetLoss = 0.0
+    /// The chance a window reports nothing of a beacon however strong (``RadioModel/dropout``), for censored terms.
+    package var dropout = 0.0
     /// Model each heard beacon's mean as the mean of a normal truncated at the sensitivity (see the type's notes).
     package var truncatedMeans = false
     // Term buffers: fixed capacity (one term of each kind per beacon), held by `let` pointers so that the hot
@@ -119,6 +121,7 @@ package final class FixProblem {
         modelError = venue.radio.modelError
         sensitivity = venue.radio.sensitivity
         packetLoss = venue.radio.packetLoss
+        dropout = venue.radio.dropout
     }
 
     deinit {
@@ -336,7 +339,7 @@ package final class FixProblem {
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {
         FixModel(unknowns: unknowns, domain: domain, walls: walls, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
-                 packetLoss: packetLoss, truncated: truncatedMeans,
+                 packetLoss: packetLoss, dropout: dropout, truncated: truncatedMeans,
                  rssi: (bx, by, bdz, bp0, brssi, bweight, brange, brobust, rssiCount),
                  ranges: (mx, my, mdz, mdistance, mweight, rangeCount),
                  censored: (cx, cy, cdz, cp0, cmissed, censoredCount),
@@ -371,7 +374,7 @@ package struct FixModel {
     package let unknowns: Int
     let domain: FixProblem.Domain
     let walls: WallIndex?
-    let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double
+    let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
     let truncated: Bool
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
@@ -435,14 +438,14 @@ package struct FixModel {
     }
 
     init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, exponent: Double, sigma: Double, sensitivity: Double,
-         packetLoss: Double, truncated: Bool,
+         packetLoss: Double, dropout: Double, truncated: Bool,
          rssi: (Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          bearings: ([Double], [Double], [Double], [Double], Int),
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
-        self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.truncated = truncated
+        self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
         (bx, by, bdz, bp0, brssi, bweight, brange, brobust, rssiCount) = rssi
         (mx, my, mdz, mdistance, mweight, rangeCount) = ranges
@@ -470,9 +473,16 @@ package struct FixModel {
         let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
         let z = (sensitivity - mu) / sigma
         let miss = max(packetLoss + (1 - packetLoss) * TruncatedNormal.cdf(z), 1e-300)
-        let r = (-2 * cmissed[c] * log(miss)).squareRoot()
-        // r² = −2k ln m  ⇒  dr/dμ = (k/(r·m))·(1 − loss)·φ(z)/σ
-        let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * TruncatedNormal.pdf(z) / (r * miss * sigma) : 0
+        guard dropout > 0 else {
+            let r = (-2 * cmissed[c] * log(miss)).squareRoot()
+            // r² = −2k ln m  ⇒  dr/dμ = (k/(r·m))·(1 − loss)·φ(z)/σ
+            let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * TruncatedNormal.pdf(z) / (r * miss * sigma) : 0
+            return (r, dr, dx, dy, d2)
+        }
+        // With a window dropout d, P = d + (1 − d)·m^k: r² = −2 ln P  ⇒  dr/dμ = (1 − d)·k·m^(k−1)·(1 − loss)·φ(z)/(σ·P·r)
+        let all = exp(cmissed[c] * log(miss)), p = dropout + (1 - dropout) * all
+        let r = (-2 * log(p)).squareRoot()
+        let dr = r > 1e-9 ? (1 - dropout) * cmissed[c] * all / miss * (1 - packetLoss) * TruncatedNormal.pdf(z) / (sigma * p * r) : 0
         return (r, dr, dx, dy, d2)
     }
 

@@ -56,7 +56,8 @@ package final class ParticleTracker {
         /// however strong it would read (the receiver busy, scans throttled, a duty-cycled scanner): a missed beacon
         /// weighs a place down by at most ln of this, so one dropout cannot veto the walker's true place. 2%: the
         /// Daniş receivers missed 2% of (window, receiver) pairs, near or far (docs/tracking.md, "The field's
-        /// likelihood"); the simulated field walks do as well with it as without it.
+        /// likelihood"); the simulated field walks do as well with it as without it. The venue's measured
+        /// ``RadioModel/dropout`` d adds to it as an independent cause: the floor is 1 − (1 − this)·(1 − d).
         package var missFloor = 0.02
         /// With the field's likelihood and a phone without a step detector, each particle's walker faces along the
         /// cloud's mean velocity turned by the particle's own velocity across it, while the cloud moves faster than
@@ -109,6 +110,8 @@ package final class ParticleTracker {
     private let heardFlags: UnsafeMutablePointer<Bool>
     /// How far above its mean a beacon's strongest reading in a scan window lies, dB (``weigh(_:)``).
     private let detectionLift: Double
+    /// The strongest reading's variance about that, in units of σ² (``weigh(_:)``).
+    private let strongestSpread: Double
     /// ln P(missed) against how far the sensitivity lies above the strongest reading's mean (``Settings/missFloor``).
     private let missedTerm: TruncatedNormal.FlooredLogSurvival
     /// The particles resampling keeps, reused every time.
@@ -167,7 +170,10 @@ package final class ParticleTracker {
         heardFlags.initialize(repeating: false, count: max(beacons, 1))
         let readings = venue.radio.correlationDistance != nil ? 1 : Double(venue.radio.advertisementsPerWindow) * (1 - venue.radio.packetLoss)
         detectionLift = venue.radio.sigma * TruncatedNormal.expectedMaximum(of: readings)
-        missedTerm = TruncatedNormal.FlooredLogSurvival(floor: settings.missFloor)
+        // The strongest of K′ readings spreads about half a σ; under correlated shadowing (one draw per window), or with
+        // at most one reading a window (a phone that reports one reading a scan), a whole σ.
+        strongestSpread = venue.radio.correlationDistance != nil || readings < 2 ? 1 : 0.25
+        missedTerm = TruncatedNormal.FlooredLogSurvival(floor: 1 - (1 - settings.missFloor) * (1 - venue.radio.dropout))
         if settings.fieldModel && venue.beaconSpread > 0 {
             let spread = UnsafeMutablePointer<Double>.allocate(capacity: (2 * n + 1) * beacons)
             spread.initialize(repeating: 0, count: (2 * n + 1) * beacons)
@@ -653,7 +659,7 @@ package final class ParticleTracker {
         let outer2 = sector.outer * sector.outer
         let wide2 = settings.outlierScale * settings.outlierScale
         // Detection: the strongest reading's lift above the mean and its spread.
-        let lift = detectionLift, maximum2 = correlated ? sigma2 : 0.25 * sigma2
+        let lift = detectionLift, maximum2 = strongestSpread * sigma2
         let tables = TruncatedNormal.lookup, softplus = Softplus.shared, fastLog = FastLog.shared
         let missed = missedTerm
         let m = o.beacons.count

@@ -83,7 +83,7 @@ struct Calibrate: ParsableCommand {
         if apply {
             try reportingInputErrors {
                 try RecordingStore.updateRadio(path: file, p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma,
-                                               modelError: fit.modelError ?? 0, sensitivity: fit.sensitivity, beaconP0: fit.beaconP0,
+                                               modelError: fit.modelError ?? 0, sensitivity: fit.sensitivity, dropout: fit.dropout, beaconP0: fit.beaconP0,
                                                materialLoss: fit.materialLoss ?? [:])
             }
             if !json {
@@ -135,10 +135,12 @@ struct CalibrationReport: Encodable {
     var windowSplit: Calibration.WindowSplit?
     /// The receiver's floor, dBm (``Calibration/floor``): the fit's sensitivity; absent for a simulated recording.
     var sensitivity: Double?
+    /// The receiver's window dropout (``Calibration/dropout``); absent when too few windows could show it.
+    var dropout: Calibration.Dropout?
     init(file: String, recording: String, _ c: Calibration) {
         self.file = file; self.recording = recording; threeDimensional = c.threeDimensional
         global = c.global; beacons = c.beacons; skippedBeacons = c.skippedBeacons; materials = c.materials; windowSplit = c.windowSplit
-        sensitivity = c.floor
+        sensitivity = c.floor; dropout = c.dropout
     }
 }
 
@@ -156,6 +158,15 @@ enum CalibrationText {
         """
     }
 
+    /// The window dropout (``Calibration/Dropout``), as a comment line.
+    static func dropoutLine(_ c: Calibration) -> String {
+        let margin = Format.fixed(Calibration.Dropout.margin, 0)
+        guard let d = c.dropout else {
+            return "# window dropout: not measured (fewer than \(Calibration.Dropout.minimumWindows) windows with a beacon \(margin)σ above the floor)"
+        }
+        return "# window dropout \(f(d.rate, 3)): \(d.missed) of \(d.pairs) windows reported nothing of a beacon the law puts \(margin)σ above the floor"
+    }
+
     static func yaml(_ c: Calibration, file: String, recording r: Recording) -> String {
         let g = c.global
         var out = """
@@ -164,7 +175,8 @@ enum CalibrationText {
         #   P0 = \(f(g.p0)) ± \(f(g.p0Error)) dBm   n = \(f(g.exponent, 3)) ± \(f(g.exponentError, 3))   cov(P0, n) = \(Format.fixed(g.covariance, 5))
         #   σ = \(f(g.sigma)) dB (residual standard deviation, \(g.samples - 2 - c.materials.count) degrees of freedom)
         \(windowLines(c))
-        # stored in the recording now: P0 \(f(r.venue.radio.p0)), n \(f(r.venue.radio.exponent, 3)), σ \(f(r.venue.radio.sigma)), model error \(f(r.venue.radio.modelError)), sensitivity \(f(r.venue.radio.sensitivity))
+        \(dropoutLine(c))
+        # stored in the recording now: P0 \(f(r.venue.radio.p0)), n \(f(r.venue.radio.exponent, 3)), σ \(f(r.venue.radio.sigma)), model error \(f(r.venue.radio.modelError)), sensitivity \(f(r.venue.radio.sensitivity)), dropout \(f(r.venue.radio.dropout, 3))
         radio:
           p0: \(f(g.p0))
           exponent: \(f(g.exponent, 3))
@@ -176,6 +188,7 @@ enum CalibrationText {
             out += line.padding(toLength: max(line.count, 24), withPad: " ", startingAt: 0)
                 + "  # the receiver's floor: the weakest reading (less half a dB when readings are whole dB)"
         }
+        if let d = c.dropout { out += "\n  dropout: \(f(d.rate, 3))" }
         if !c.materials.isEmpty {
             out += "\n# wall loss per crossing, fitted jointly (--apply stores each on the recording's walls of that material)\nmaterials:"
             for m in c.materials {

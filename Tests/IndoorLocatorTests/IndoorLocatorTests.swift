@@ -152,6 +152,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, rooms: [Room(name: "sliver", outline: [Position(x: 0, y: 0), Position(x: 1, y: 1)])]) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(correlationDistance: 0)) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(packetLoss: 1)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: 1)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: -0.1)) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(advertisingInterval: 0)) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(beaconPowerSigma: -1)) }
         #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(bodyHalfAngle: 200)) }

@@ -193,6 +193,15 @@ func errors(_ yaml: String) -> [String] {
         #expect(p.contains { $0.contains("radio.packet_loss: expected a probability in [0, 1)") })
     }
 
+    @Test func theDropoutIsReadAndAnImpossibleOneRefused() throws {
+        #expect(try parse(validYAML).radio.dropout == 0, "none unless set")
+        #expect(try parse(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, dropout: 0.25}")).radio.dropout == 0.25)
+        for bad in ["1", "-0.1", "1.5"] {
+            let e = errors(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, dropout: \(bad)}"))
+            #expect(e.contains { $0.contains("radio.dropout: expected a probability in [0, 1)") }, "\(e)")
+        }
+    }
+
     @Test func theModelErrorIsReadAndANegativeOneRefused() throws {
         #expect(try parse(validYAML).radio.modelError == 0, "none unless set")
         #expect(try parse(validYAML.replacingOccurrences(of: "sigma: 4}", with: "sigma: 4, model_error: 3.5}")).radio.modelError == 3.5)

@@ -288,10 +288,11 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
     }
 
     /// The same with the offset δ as a third unknown, censored terms (beacons not heard), walls, a prior on δ and a
-    /// Gaussian prior on (x, y, δ) (a tracker's prediction).
-    @Test func offsetCensoredAndPriorJacobianMatchesFiniteDifferences() {
+    /// Gaussian prior on (x, y, δ) (a tracker's prediction); with and without a window dropout in the censored terms.
+    @Test(arguments: [0.0, 0.3])
+    func offsetCensoredAndPriorJacobianMatchesFiniteDifferences(dropout: Double) {
         let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
-        let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
+        let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1, dropout: dropout),
                           beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
                           beaconHeightOffset: base.beaconHeightOffset, landmarks: base.landmarks,
                           walls: [Wall(segment: Segment(Point(30, -5), Point(30, 25)), loss: 5)])

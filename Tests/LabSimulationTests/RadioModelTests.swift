@@ -75,6 +75,38 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(kept - 0.7) < 5 * (0.21 / 20000).squareRoot())
     }
 
+    /// A window dropout removes a beacon's whole window (all or none of its advertisements) with its probability, and
+    /// with none the simulator draws nothing for it: the readings are those of a radio without the key.
+    @Test func dropoutRemovesWholeWindowsWithItsProbability() throws {
+        let radio = RadioModel(sigma: 1, sensitivity: -200, packetLoss: 0, dropout: 0.4)
+        let sim = try Simulator(scenario: oneBeacon(radio: radio))
+        let rng = RandomSource(seed: 19)
+        var shadow: Simulator.ShadowState? = nil
+        var empty = 0, partial = 0
+        let windows = 5000
+        for _ in 0..<windows {
+            var out: [RSSIReading] = []
+            let heard = sim.scan(at: Point(3, 0), startTime: 0, rng: rng, shadow: &shadow, into: &out)
+            if heard == 0 { empty += 1 } else if heard != 10 { partial += 1 }
+        }
+        #expect(partial == 0)
+        let share = Double(empty) / Double(windows)
+        #expect(abs(share - 0.4) < 5 * (0.24 / Double(windows)).squareRoot())
+        // Without a dropout no draw is made for it: the same readings as the model without the field.
+        let plain = try Simulator(scenario: oneBeacon(radio: RadioModel(sigma: 1, sensitivity: -200)))
+        let zero = try Simulator(scenario: oneBeacon(radio: RadioModel(sigma: 1, sensitivity: -200, dropout: 0)))
+        var a: [RSSIReading] = [], b: [RSSIReading] = []
+        var s1: Simulator.ShadowState? = nil, s2: Simulator.ShadowState? = nil
+        let r1 = RandomSource(seed: 5), r2 = RandomSource(seed: 5)
+        for _ in 0..<50 {
+            plain.scan(at: Point(3, 0), startTime: 0, rng: r1, shadow: &s1, into: &a)
+            zero.scan(at: Point(3, 0), startTime: 0, rng: r2, shadow: &s2, into: &b)
+        }
+        #expect(a == b)
+        // The expected readings the bound and the planner count lose the same share.
+        #expect(abs(radio.expectedIndependentReadings(meanRSSI: -60) - 0.6 * 10) < 1e-9)
+    }
+
     @Test func advertisementsPerWindowCountsWholeIntervals() throws {
         #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 0.3).advertisementsPerWindow == 3)
         #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 1.0).advertisementsPerWindow == 10)

@@ -141,6 +141,40 @@ import LabEvaluation
         #expect(error.description.contains("sensitivity"), "\(error)")
     }
 
+    /// The window dropout a recording's radio drew is what calibrate measures (within five binomial standard errors of
+    /// the windows it counted), none when there was none; the fit carries it through its file to the venue it is applied
+    /// to, and `--apply` stores it (schema v4). A fit file naming an impossible dropout is refused with its field.
+    @Test func theFitMeasuresTheWindowDropout() throws {
+        var s = try scenario("open-hall")
+        let plain = try Calibration(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
+        let none = try #require(plain.dropout)
+        #expect(none.rate == 0 && none.pairs >= Calibration.Dropout.minimumWindows, "\(none)")
+        s.radio.dropout = 0.3
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        let c = try Calibration(r, perBeacon: true)
+        let d = try #require(c.dropout)
+        let se = (0.3 * 0.7 / Double(d.pairs)).squareRoot()
+        #expect(abs(d.rate - 0.3) < 5 * se, "\(d)")
+        #expect(d.missed == Int((d.rate * Double(d.pairs)).rounded()))
+        let fit = RadioFit(c, fittedOn: "x", rounded: true)
+        let dir = try temporaryDirectory("dropout")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try fit.write(to: dir + "/fit.json")
+        let read = try RadioFit.read(path: dir + "/fit.json")
+        #expect(read.dropout == fit.dropout && abs((fit.dropout ?? 0) - d.rate) < 5e-4)
+        var other = r.venue
+        other.radio.dropout = 0
+        #expect(read.applied(to: other).radio.dropout == fit.dropout)
+        try Data(#"{"p0": -59, "exponent": 2, "sigma": 4, "beaconP0": {}, "fittedOn": "x", "dropout": 1}"#.utf8).write(to: URL(fileURLWithPath: dir + "/bad.json"))
+        let error = try #require(throws: InputError.self) { try RadioFit.read(path: dir + "/bad.json") }
+        #expect(error.description.contains("dropout"), "\(error)")
+        // Stored with --apply: the recording reads it back.
+        let path = dir + "/r.sqlite"
+        _ = try RecordingStore.write(r, to: path)
+        try RecordingStore.updateRadio(path: path, p0: fit.p0, exponent: fit.exponent, sigma: fit.sigma, dropout: fit.dropout)
+        #expect(try RecordingStore.read(path: path).venue.radio.dropout == fit.dropout)
+    }
+
     /// A recording of the ideal model (open-hall's walk: readings independent within and across windows) has no
     /// model error to find: under 0.5 dB, and σ within windows is the scenario's.
     @Test func anIdealRecordingHasNoModelError() throws {
