@@ -134,11 +134,13 @@ public struct Calibration: Sendable {
     public struct BeaconFit: Sendable, Hashable, Codable {
         public var id: String
         public var samples: Int
-        /// P0 of this beacon with the exponent held at the global fit's: mean of RSSI + n·10·log10(d), with its
-        /// standard error (σ of those values / √samples). What a scenario's per-beacon `p0` means.
+        /// P0 of this beacon with the exponent held at the global fit's: mean of RSSI + n·10·log10(d) + the loss of the
+        /// walls crossed (as stored or fitted), with its standard error (σ of those values / √samples). What a scenario's
+        /// per-beacon `p0` means.
         public var p0AtGlobalExponent: Double
         public var p0AtGlobalExponentError: Double
-        /// The beacon's own two-parameter fit; nil when its samples have no spread in distance.
+        /// The beacon's own two-parameter fit (of the readings with the walls' losses added back); nil when its samples
+        /// have no spread in distance.
         public var fit: PathLossFit?
     }
 
@@ -304,14 +306,19 @@ public struct Calibration: Sendable {
         }
         beacons = []
         skippedBeacons = []
+        // Each sample's reading with every wall it crossed added back (stored losses and those just fitted): what the
+        // beacon sent at the sample's distance. A beacon's P0 is fitted on these, so the estimators, which take the
+        // walls off again, do not take them off twice (a UJI beacon behind the shelves fitted 2.1 dB low on average).
+        let fittedLoss = zip(fitted, materials.map(\.loss)).map { ($0, $1) }
+        let unwalled = samples.indices.map { y[$0] + loss(samples[$0], fittedLoss) }
         if perBeacon {
-            var groups = [[CalibrationSample]](repeating: [], count: r.venue.beacons.count)
-            for s in samples { groups[s.beacon].append(s) }
+            var groups = [[Int]](repeating: [], count: r.venue.beacons.count)
+            for (k, s) in samples.enumerated() { groups[s.beacon].append(k) }
             for (i, g) in groups.enumerated() {
                 let id = r.venue.beacons[i].id
                 guard g.count >= Calibration.minimumBeaconSamples else { skippedBeacons.append(id); continue }
                 let n = global.exponent
-                let values = g.map { $0.rssi + n * $0.x }
+                let values = g.map { unwalled[$0] + n * samples[$0].x }
                 let mean = values.reduce(0, +) / Double(values.count)
                 let sd = (values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(values.count - 1, 1))).squareRoot()
                 if let problem = Format.outside(RadioModel.plausibleP0, mean, unit: "dBm") {
@@ -319,17 +326,13 @@ public struct Calibration: Sendable {
                 }
                 beacons.append(BeaconFit(id: id, samples: g.count, p0AtGlobalExponent: mean,
                                          p0AtGlobalExponentError: sd / Double(values.count).squareRoot(),
-                                         fit: try? PathLossFit.fit(x: g.map(\.x), y: g.map(\.rssi))))
+                                         fit: try? PathLossFit.fit(x: g.map { samples[$0].x }, y: g.map { unwalled[$0] })))
             }
         }
         // Residuals around the model as it would be stored: per-beacon P0 where fitted, walls as fitted.
         let p0 = Dictionary(uniqueKeysWithValues: beacons.map { ($0.id, $0.p0AtGlobalExponent) })
         let ids = r.venue.beacons.map(\.id)
-        let fittedLoss = zip(fitted, materials.map(\.loss)).map { ($0, $1) }
-        let residuals = samples.indices.map { i in
-            let s = samples[i]
-            return y[i] - (p0[ids[s.beacon]] ?? global.p0) + global.exponent * s.x + loss(s, fittedLoss)
-        }
+        let residuals = samples.indices.map { i in unwalled[i] - (p0[ids[samples[i].beacon]] ?? global.p0) + global.exponent * samples[i].x }
         windowSplit = WindowSplit.measure(residuals: residuals, beacons: samples.map(\.beacon), windows: samples.map(\.window))
         dropout = Calibration.dropout(r, p0: ids.map { p0[$0] ?? global.p0 }, exponent: global.exponent, sigma: global.sigma,
                                       floor: floor ?? r.venue.radio.sensitivity,

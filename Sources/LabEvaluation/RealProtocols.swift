@@ -72,8 +72,9 @@ public enum RealProtocols {
         return tracks.contains { $0.hasSuffix("_all_sensors.mbd") }
     }
 
-    /// UJI Geotec: calibrated at Tx −4 dBm, scored at −12 and −20 dBm (an unknown offset of about 8 and
-    /// 16 dB); and at −4 dBm, calibrated on the even reference points and scored on the odd ones.
+    /// UJI Geotec, with its obstacles (shelves, pillars) as walls: calibrated at Tx −4 dBm, scored at −12 and −20 dBm (an
+    /// unknown offset of about 8 and 16 dB); and at −4 dBm, calibrated on the even reference points and scored on the odd
+    /// ones.
     /// Daniş: calibrated on two tracks, scored on the other two, both ways round. With `includeMatched`, also
     /// UJI at −12 and −20 dBm calibrated on themselves (``RealProtocol/matched``), the reference of the target.
     public static func bundled(datasets: String, scratch: String, includeMatched: Bool = false) throws -> [RealProtocol] {
@@ -82,7 +83,10 @@ public enum RealProtocols {
         if FileManager.default.fileExists(atPath: uji + "/dep/geo.csv") {
             func importUJI(_ tx: Int) throws -> Recording {
                 let path = scratch + "/uji-tx\(tx).sqlite"
-                try RecordingImporter.run(format: .uji, paths: [uji], to: path, options: ImportOptions(txPower: tx, created: Date(timeIntervalSince1970: 0)))
+                // With the shelves and pillars as walls: the calibration fits each material's loss with P0 and n.
+                var options = ImportOptions(txPower: tx, created: Date(timeIntervalSince1970: 0))
+                options.obstacles = true
+                try RecordingImporter.run(format: .uji, paths: [uji], to: path, options: options)
                 return try RecordingStore.read(path: path)
             }
             let strong = try importUJI(-4)
