@@ -14,6 +14,8 @@ import LabCore
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
     package let cellSize: Double
+    /// The walkable floor's area, m²: its grid cells' (at least one cell's).
+    package let walkableArea: Double
     package let nx: Int, ny: Int
     /// [cell]: 1 where a walker can stand.
     let walkable: [UInt8]
@@ -50,6 +52,7 @@ package struct FloorplanIndex: Sendable {
             }
         }
         walkable = walk
+        walkableArea = Double(max(walk.reduce(0) { $0 + Int($1) }, 1)) * cellSize * cellSize
         walls = venue.walls
         hasWalls = !venue.walls.isEmpty
         // Cell-major: a particle reads every beacon's value at its cell from one or two cache lines.

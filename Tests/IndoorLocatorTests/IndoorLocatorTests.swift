@@ -109,9 +109,10 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         for s in exactScan(at: Position(x: 15, y: 10), time: 5.0) { locator.add(s) }
         let at = { (t: Double) in Date(timeIntervalSinceReferenceDate: t) }
         let now = try #require(locator.currentLocation(at: at(5.2)).location)
-        // The window's own fix; the tracked position starts from it (nothing earlier was tracked).
+        // The window's own fix is exact; the tracked position starts at the window's posterior mean (nothing earlier was
+        // tracked), whose stated ellipse holds the truth.
         #expect(try #require(now.snapshot).distance(to: Position(x: 15, y: 10)) < 1e-5)
-        #expect(now.position.distance(to: Position(x: 15, y: 10)) < 1e-5)
+        #expect(try #require(now.uncertainty).contains(Position(x: 15, y: 10), center: now.position), "\(now.position)")
         #expect(now.timestamp == at(5.2))
         // Asked again within the same window: the same location, the track not stepped twice on the same samples.
         #expect(locator.currentLocation(at: at(5.25)).location?.position == now.position)
@@ -329,7 +330,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         }
         #expect(fixes.count == 3)
         for (f, p) in zip(fixes, spots) { #expect(f.distance(to: p) < 1e-5) }
-        #expect(tracked[0].position.distance(to: spots[0]) < 1e-5, "a track starts at its first fix")
+        #expect(try #require(tracked[0].uncertainty).contains(spots[0], center: tracked[0].position),
+                "a track starts at its first scan's posterior mean, its ellipse holding the truth: \(tracked[0].position)")
         #expect(tracked[2].position.distance(to: spots[2]) < 1, "and follows the walker (from a standstill): \(tracked[2].position)")
         let velocity = try #require(tracked[2].velocity)
         #expect(velocity.x > 0.2 && abs(velocity.y) < velocity.x, "the track's velocity after three scans: \(velocity)")
@@ -455,14 +457,15 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         let (samples, feed) = AsyncStream<RSSISample>.makeStream()
         let (inputEnded, signal) = AsyncStream<Void>.makeStream()
         feed.onTermination = { _ in signal.yield(); signal.finish() }
-        let consumer = Task { () -> Position? in
-            for await outcome in locator.locations(from: samples) { return outcome.location?.position }
+        let consumer = Task { () -> Location? in
+            for await outcome in locator.locations(from: samples) { return outcome.location }
             return nil
         }
         for s in exactScan(at: Position(x: 5, y: 5), time: 0.1) { feed.yield(s) }
         for s in exactScan(at: Position(x: 6, y: 6), time: 1.1) { feed.yield(s) }   // closes the first window
         let first = try #require(await consumer.value)
-        #expect(first.distance(to: Position(x: 5, y: 5)) < 1e-5)
+        #expect(try #require(first.snapshot).distance(to: Position(x: 5, y: 5)) < 1e-5)
+        #expect(try #require(first.uncertainty).contains(Position(x: 5, y: 5), center: first.position), "\(first.position)")
         var ended = false
         for await _ in inputEnded { ended = true; break }
         #expect(ended)

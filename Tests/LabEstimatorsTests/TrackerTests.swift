@@ -539,14 +539,14 @@ import LocatorEngine
         #expect(p75(e) < 1.1 * p75(b), "\(name): P75 \(p75(e)) m regularised, \(p75(b)) m bootstrap")
     }
 
-    /// Sensor resetting (``ParticleTracker/Settings/resetsLostCloud``): museum-gallery's field walk of seed 308 and
-    /// esoc-office's of seed 412 lose their cloud, and the plain filter stays lost (walk RMSE 3.85 and 2.20 m,
-    /// `indoorlab compare museum-gallery --seeds 1 --seed 308 --conditions field --estimators particle-filter`). The
-    /// cumulative innovation test finds the cloud lost and draws a tenth of it around the scan's own fit, which the
-    /// next scans confirm: RMSE 2.65 and 1.50 m. (Esoc-office's seeds 28 and 50, which started lost before a new
-    /// phone's first cloud followed the fit's ridge, now start near the walker: RMSE 0.77 m, and 4.4 m with or without
-    /// resetting.)
-    @Test(arguments: [("museum-gallery", UInt64(308)), ("esoc-office", 412)])
+    /// Sensor resetting (``ParticleTracker/Settings/resetsLostCloud``): esoc-office's field walk of seed 50 loses its
+    /// cloud, and the plain filter stays lost (walk RMSE 2.44 m, `indoorlab compare esoc-office --seeds 1 --seed 50
+    /// --conditions field --estimators particle-filter`). The cumulative innovation test finds the cloud lost and draws a
+    /// tenth of it around the scan's own fit, which the next scans confirm: RMSE 1.35 m. Since a new track's first cloud is
+    /// its scan's posterior, walks lose their cloud seldom: of seeds 1–150 of museum-gallery's and esoc-office's field
+    /// walks only this one gains more than 0.15 m from resetting (museum-gallery's seed 308 and esoc-office's seed 412,
+    /// which this test used before, now start near the walker and never reset).
+    @Test(arguments: [("esoc-office", UInt64(50))])
     func aLostCloudIsFoundAgainBySensorResetting(name: String, seed: UInt64) throws {
         let scenario = try BundledScenarios.load(name)
         var resets = 0
@@ -592,14 +592,15 @@ import LocatorEngine
 
     /// The particles a reset draws take ancestors in the lost cloud (``ParticleTracker`` `graft`, the backward kernel of
     /// forward-filtering backward-simulation), so the smoother carries what the later scans say about them back over the
-    /// scans before the reset: on field walks that lose their cloud (museum-gallery seeds 308 and 315, esoc-office seeds
-    /// 412 and 122; esoc-office's seeds 28 and 50 when it landed), the ten scans before each reset are
-    /// smoothed closer than the filter fixed them. (With no ancestor there, those scans were smoothed by the lost lineages
+    /// scans before the reset: on field walks that lose their cloud (esoc-office seeds 50, 92, 140 and 80, the walks of seeds
+    /// 1–150 where resetting moved the RMSE most since a new track's first cloud is its scan's posterior; museum-gallery
+    /// seeds 308 and 315, esoc-office seeds 412 and 122 before that; esoc-office's seeds 28 and 50 when it landed), the ten
+    /// scans before each reset are smoothed closer than the filter fixed them. (With no ancestor there, those scans were smoothed by the lost lineages
     /// alone, and came out as the filter had them: RMSE 14.3 m filtered, 14.3 m smoothed without ancestors, 10.6 m grafted;
     /// the bound, 0.85, lies between the two ratios, 1.00 and 0.74.)
     @Test func theSmootherCarriesAResetBackOverTheScansBeforeIt() throws {
         var filtered: [Double] = [], smoothed: [Double] = []
-        for (name, seed): (String, UInt64) in [("museum-gallery", 308), ("museum-gallery", 315), ("esoc-office", 412), ("esoc-office", 122)] {
+        for (name, seed): (String, UInt64) in [("esoc-office", 50), ("esoc-office", 92), ("esoc-office", 140), ("esoc-office", 80)] {
             let (venue, epochs) = try fieldWalks(try BundledScenarios.load(name), seed: seed)
             for walk in Set(epochs.compactMap(\.walk)).sorted() {
                 let mine = epochs.filter { $0.walk == walk }
@@ -664,6 +665,65 @@ import LocatorEngine
         let p = fixes.map { p75($0.map { $0.fix.position.distance(to: $0.truth) }) }
         #expect(walks > 0 && resets <= 3 * walks, "\(name): \(resets) resets over \(walks) walks")
         #expect(p[0] < 1.05 * p[1], "\(name): P75 \(p[0]) m with resetting, \(p[1]) m without")
+    }
+
+    /// A new track's first report is its scan's posterior mean (``ParticleTracker/Settings/posteriorStart``): the cloud,
+    /// drawn around the scan's fit and over the whole floor, weighed by the scan's likelihood over the density it was
+    /// drawn from. On the static test points (each a new track of the same phone, as the tournament runs them) of three
+    /// venues, ideal and field, seeds 1–2, it is closer than the fit it was drawn around. (Measured with `indoorlab
+    /// compare --seeds 3 --conditions ideal,field`, P75 of every epoch, fit → posterior mean: museum-gallery 1.21 → 0.96 m,
+    /// smart-home 1.01 → 0.78 m ideal.)
+    @Test(arguments: ["museum-gallery", "smart-home", "open-hall"])
+    func aNewTracksFirstReportIsItsScansPosteriorMean(name: String) throws {
+        let scenario = try BundledScenarios.load(name)
+        var errors: [[Double]] = [[], []]
+        for condition in [SimulationCondition.ideal, .field] {
+            for seed: UInt64 in 1...2 {
+                let venue = try Tournament.venue(scenario: scenario, condition: condition, seed: seed, survey: false)
+                let points = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: condition, seed: seed)
+                    .filter { $0.walk == nil }
+                for (k, posterior) in [true, false].enumerated() {
+                    var settings = ParticleTracker.Settings()
+                    settings.posteriorStart = posterior
+                    let tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
+                    tracker.startDevice()
+                    for e in points {
+                        tracker.startTrack()
+                        if let f = tracker.step(observation(e, in: venue)).fix { errors[k].append(f.position.distance(to: e.truth)) }
+                    }
+                }
+            }
+        }
+        #expect(errors[0].count > 100 && errors[0].count == errors[1].count)
+        #expect(rms(errors[0]) < 0.9 * rms(errors[1]), "\(name): RMSE \(rms(errors[0])) m as the posterior mean, \(rms(errors[1])) m as the fit")
+        #expect(p75(errors[0]) < p75(errors[1]), "\(name): P75 \(p75(errors[0])) m as the posterior mean, \(p75(errors[1])) m as the fit")
+    }
+
+    /// Headings toward friezes weigh the particles (``ParticleTracker/Settings/weighsHeadings``) as they join the snapshot
+    /// fit: on killian-court's static points, where the visitor looks at the friezes in view (ideal, seeds 1–2), the
+    /// filter is closer with them. Without them its posterior start had no bearing to go on, and its first reports there
+    /// fell behind the fit that weighs them (P75 5.55 → 7.22 m ideal, `indoorlab compare --seeds 3`).
+    @Test func headingsTowardFriezesWeighTheParticles() throws {
+        let scenario = try BundledScenarios.load("killian-court")
+        var errors: [[Double]] = [[], []]
+        for seed: UInt64 in 1...2 {
+            let venue = try Tournament.venue(scenario: scenario, condition: .ideal, seed: seed, survey: false)
+            let points = try Tournament(scenarios: [scenario], seeds: [seed]).epochs(scenario: scenario, condition: .ideal, seed: seed)
+                .filter { $0.walk == nil }
+            #expect(points.contains { !$0.headings.isEmpty })
+            for (k, weighs) in [true, false].enumerated() {
+                var settings = ParticleTracker.Settings()
+                settings.weighsHeadings = weighs
+                let tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings)
+                tracker.startDevice()
+                for e in points where !e.headings.isEmpty {
+                    tracker.startTrack()
+                    if let f = tracker.step(observation(e, in: venue)).fix { errors[k].append(f.position.distance(to: e.truth)) }
+                }
+            }
+        }
+        #expect(errors[0].count > 50)
+        #expect(rms(errors[0]) < 0.9 * rms(errors[1]), "RMSE \(rms(errors[0])) m with the headings, \(rms(errors[1])) m without")
     }
 
     /// The particle filter's errors on `scenario`'s field walks over `seeds`, one list per variant of its settings

@@ -46,13 +46,14 @@ import LabScenarioIO
         #expect(coverage >= 0.92 && coverage <= 0.97, "walks with steps, field: \(coverage)")
     }
 
-    /// The stream's tracker (the particle filter) states the cloud's covariance on walks and, at a track's start, the
-    /// first fix's (its fit's honest region: on a static point, each a new track, that is all it states). Measured
-    /// with `indoorlab coverage --estimator particle-filter --seed 101 --seeds 2 --conditions field` (independent
-    /// shadowing): static points 92.7% / 92.3% (open-hall / museum-gallery; the one-scan fix 94.0% / 91.0%); walks of
-    /// phones without steps 100% / 96.3% / 98.5% (open-hall / smart-home / killian-court; 98.4% pooled), whose rows
-    /// need covariances scaled by 0.95 / 1.13 / 0.65 for exactly 95% (with the lost-cloud resetting; 97.1% / 97.4%,
-    /// 1.08 / 0.68 for smart-home and killian-court before it). killian-court's walks held 57% on seeds 101–105
+    /// The stream's tracker (the particle filter) states the cloud's covariance, at a track's start too (the first scan's
+    /// posterior: on a static point, each a new track, that is all it states). Measured with `indoorlab coverage
+    /// --estimator particle-filter --seed 101 --seeds 2 --conditions field` (independent shadowing): static points 93.0% /
+    /// 95.4% (open-hall / museum-gallery; 92.7% / 92.3% when a track's first fix stated its fit's honest region; the
+    /// one-scan fix 94.0% / 91.0%); walks of phones without steps 99.4% / 97.1% / 96.0% (open-hall / smart-home /
+    /// killian-court), whose rows need covariances scaled by 0.98 / 0.78 / 0.93 for exactly 95% (100% / 96.3% / 98.5%
+    /// before the first scan's posterior and the headings' weight; 97.1% / 97.4%, 1.08 / 0.68 for smart-home and
+    /// killian-court before the lost-cloud resetting). killian-court's walks held 57% on seeds 101–105
     /// before the particles faced along the cloud's velocity
     /// (``ParticleFilterTests/theCloudKeepsToTheWalkersSpeedWithoutSteps()``), 83% before the regularised filter
     /// (``ParticleTracker/Settings/regularised``), 91.7% now (91.3% before the lost-cloud resetting). The field walks with steps (museum-gallery and
@@ -94,26 +95,31 @@ import LabScenarioIO
     /// Under correlated shadowing a walker carries its shadowing from scan to scan, and the filter, which weighs each
     /// scan as news, shrinks its cloud too far; the stream states the cloud's covariance times what a filter that
     /// takes correlated scans as independent leaves out (``ShadowingMemory``). Measured with
-    /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 93.3%, all fixes
-    /// 95.2% (before the allowance, on seeds 101–105: walks 72.0%, all fixes 85.4%; with the allowance and before the
-    /// regularised filter, seeds 101–102: 87.0% and 92.3%). The floors sit about 3 points under.
+    /// `indoorlab coverage --estimator particle-filter` on seeds 101–102, field, correlated 3 m: walks 92.1%, all fixes
+    /// 91.5% (before a new track's first report was its scan's posterior, 92.6% and 94.9%: the static points' first fixes
+    /// stated the fit's likelihood-ratio region, about twice as wide as their error, and held the truth in about 99% of
+    /// them; on seeds 1–5 and 101–105 all fixes now hold it in 93.2% and 93.1%; before the allowance, on seeds 101–105:
+    /// walks 72.0%, all fixes 85.4%; with the allowance and before the regularised filter, seeds 101–102: 87.0% and
+    /// 92.3%). The floors sit about 3 points under.
     @Test func theTrackersEllipsesAllowForCorrelatedShadowing() throws {
         let (all, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .particleFilter)
         #expect(walkFixes > 1000)
-        #expect(walks >= 0.90 && walks <= 0.97, "walks, field, correlated: \(walks)")
-        #expect(all >= 0.92 && all <= 0.97, "all fixes, field, correlated: \(all)")
+        #expect(walks >= 0.89 && walks <= 0.97, "walks, field, correlated: \(walks)")
+        #expect(all >= 0.885 && all <= 0.97, "all fixes, field, correlated: \(all)")
     }
 
     /// The offline particle smoother states the filter's covariance at each step: its own smoothed cloud collapses
     /// onto a few lineages within the lag. Measured with `indoorlab coverage --estimator particle-smoother --seed 101
-    /// --seeds 2 --conditions field --correlation 3`: walks 95.2%, all fixes 96.1% (91.2% and 94.3% before the
-    /// regularised filter; with the smoothed cloud's own covariance, seeds 101–105: walks 56.0%, all fixes 78.2%). Floors about 3 points under; the filter's covariance
+    /// --seeds 2 --conditions field --correlation 3`: walks 94.6%, all fixes 92.7% (94.9% and 96.0% before a new track's
+    /// first report was its scan's posterior, whose ellipse is about half as wide as the fit's region it replaced; 91.2% and
+    /// 94.3% before the regularised filter; with the smoothed cloud's own covariance, seeds 101–105: walks 56.0%, all fixes
+    /// 78.2%). Floors about 3 points under; the filter's covariance
     /// is on the safe side of the smoother's error, so the ceiling is looser than the filter's.
     @Test func theSmoothersEllipsesAreTheFiltersAndHoldTheTruth() throws {
         let (all, walks, walkFixes) = try Self.fieldCorrelatedCoverage(of: .particleSmoother)
         #expect(walkFixes > 1000)
         #expect(walks >= 0.92 && walks <= 0.98, "smoother, walks, field, correlated: \(walks)")
-        #expect(all >= 0.93 && all <= 0.98, "smoother, all fixes, field, correlated: \(all)")
+        #expect(all >= 0.90 && all <= 0.98, "smoother, all fixes, field, correlated: \(all)")
     }
 
     /// The EKF (not shipped) states its covariance with the same allowance. Measured with `indoorlab coverage
