@@ -15,8 +15,9 @@ let gslErrorHandlerOff: Void = { _ = gsl_set_error_handler_off() }()
 final class GSLLevenbergMarquardt: LeastSquaresSolver {
     private var workspaces: [Int: Workspace] = [:]
     private let x0: [UnsafeMutablePointer<gsl_vector>]
-    /// The model being solved, for the callbacks (set for the duration of `minimise`).
-    fileprivate var model: FixModel?
+    /// The model being solved, for the callbacks: initialised for the duration of `minimise`, read in place (a copy per
+    /// callback retained its arrays and cost a sixth of a fix).
+    fileprivate let model = UnsafeMutablePointer<FixModel>.allocate(capacity: 1)
 
     final class Workspace {
         let w: UnsafeMutablePointer<gsl_multifit_nlinear_workspace>
@@ -48,7 +49,7 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
         x0 = [gsl_vector_alloc(2), gsl_vector_alloc(3)]
     }
 
-    deinit { x0.forEach { gsl_vector_free($0) } }
+    deinit { x0.forEach { gsl_vector_free($0) }; model.deallocate() }
 
     func minimise(_ problem: FixModel, f out: UnsafeMutablePointer<Double>, J outJ: UnsafeMutablePointer<Double>,
                   from start: (Double, Double, Double), maxIterations: Int) -> Result<(Double, Double, Double), NoFixReason> {
@@ -60,8 +61,8 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
             workspaces[key] = made
             ws = made
         }
-        model = problem
-        defer { model = nil }
+        model.initialize(to: problem)
+        defer { model.deinitialize(count: 1) }
         let x = x0[p - 2]
         gsl_vector_set(x, 0, start.0)
         gsl_vector_set(x, 1, start.1)
@@ -90,18 +91,18 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
 private func gslResiduals(_ x: UnsafePointer<gsl_vector>?, _ params: UnsafeMutableRawPointer?,
                           _ f: UnsafeMutablePointer<gsl_vector>?) -> Int32 {
     guard let x, let params, let f else { return Int32(GSL_EINVAL) }
-    let solver = Unmanaged<GSLLevenbergMarquardt>.fromOpaque(params).takeUnretainedValue()
-    guard let model = solver.model, f.pointee.stride == 1, let data = f.pointee.data else { return Int32(GSL_EINVAL) }
-    model.residuals(unknowns: gsl_vector_get(x, 0), gsl_vector_get(x, 1), model.unknowns == 3 ? gsl_vector_get(x, 2) : 0, into: data)
+    let model = Unmanaged<GSLLevenbergMarquardt>.fromOpaque(params).takeUnretainedValue().model
+    guard f.pointee.stride == 1, let data = f.pointee.data else { return Int32(GSL_EINVAL) }
+    model.pointee.residuals(unknowns: gsl_vector_get(x, 0), gsl_vector_get(x, 1), model.pointee.unknowns == 3 ? gsl_vector_get(x, 2) : 0, into: data)
     return Int32(GSL_SUCCESS)
 }
 
 private func gslJacobian(_ x: UnsafePointer<gsl_vector>?, _ params: UnsafeMutableRawPointer?,
                          _ J: UnsafeMutablePointer<gsl_matrix>?) -> Int32 {
     guard let x, let params, let J else { return Int32(GSL_EINVAL) }
-    let solver = Unmanaged<GSLLevenbergMarquardt>.fromOpaque(params).takeUnretainedValue()
-    guard let model = solver.model, J.pointee.tda == model.unknowns, let data = J.pointee.data else { return Int32(GSL_EINVAL) }
-    model.jacobian(unknowns: gsl_vector_get(x, 0), gsl_vector_get(x, 1), model.unknowns == 3 ? gsl_vector_get(x, 2) : 0, into: data)
+    let model = Unmanaged<GSLLevenbergMarquardt>.fromOpaque(params).takeUnretainedValue().model
+    guard J.pointee.tda == model.pointee.unknowns, let data = J.pointee.data else { return Int32(GSL_EINVAL) }
+    model.pointee.jacobian(unknowns: gsl_vector_get(x, 0), gsl_vector_get(x, 1), model.pointee.unknowns == 3 ? gsl_vector_get(x, 2) : 0, into: data)
     return Int32(GSL_SUCCESS)
 }
 
