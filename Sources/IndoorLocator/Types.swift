@@ -331,11 +331,11 @@ public enum LocatorInput: Sendable, Hashable {
 ///
 /// A tracked location from the stream states the particle filter's spread instead: the weighted particles'
 /// covariance, and with ``PathLossModel/correlationDistance`` that covariance times what weighing correlated scans as
-/// news leaves out (a new track's first fix states the region above). Measured with `indoorlab coverage --estimator
-/// particle-filter --seeds 5` (the tournament's walks and static points, pooled): 93.7% of fixes when the radio model
-/// is right and the shadowing independent, 94.3% under field impairments, 93.9–94.4% under correlated shadowing
-/// (walks 91.0–93.5%), the filter regularised after each resampling and part of a lost cloud drawn again; per venue on
-/// walks 89–100% (README, "Honest uncertainty").
+/// news leaves out (a new track's first location states its first scan's posterior: the cloud drawn around the fit and
+/// weighed by that scan). Measured with `indoorlab coverage --estimator particle-filter --seeds 5` (the tournament's
+/// walks and static points, pooled): 95.4% of fixes when the radio model is right and the shadowing independent,
+/// 94.7% under field impairments, 93.9% / 93.2% under correlated shadowing (ideal / field; walks 91.3% / 92.6%); per
+/// venue on walks 86–100% (README, "Honest uncertainty").
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = OffsetFreeFit.statedConfidence

@@ -20,6 +20,14 @@ func exactScan(at p: Position, time: Double = 0) -> [RSSISample] {
 func drms(_ e: UncertaintyEllipse) -> Double { ((e.semiMajor * e.semiMajor + e.semiMinor * e.semiMinor) / (-2 * log(0.05))).squareRoot() }
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+/// Where `swift build` put this run's products: beside the test bundle, so `swift test -c release` runs the
+/// release binaries (falling back to `.build/debug` when the bundle was started from elsewhere).
+func builtProduct(_ name: String) -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name)
+    return FileManager.default.isExecutableFile(atPath: beside.path) ? beside
+        : packageRoot.appendingPathComponent(".build/debug/" + name)
+}
 
 @Suite struct IndoorLocatorAPITests {
     @Test func oneScanGivesTheExactPositionWithoutNoise() throws {
@@ -185,7 +193,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     }
 
     @Test func theExampleProgramRuns() throws {
-        let exe = packageRoot.appendingPathComponent(".build/debug/LocatorExample")
+        let exe = builtProduct("LocatorExample")
         try #require(FileManager.default.isExecutableFile(atPath: exe.path), "build it with swift build first")
         let p = Process()
         p.executableURL = exe

@@ -3,13 +3,22 @@ import Testing
 
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+/// Where `swift build` put this run's products: beside the test bundle, so `swift test -c release` runs the
+/// release binaries (falling back to `.build/debug` when the bundle was started from elsewhere).
+func builtProduct(_ name: String) -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name)
+    return FileManager.default.isExecutableFile(atPath: beside.path) ? beside
+        : root.appendingPathComponent(".build/debug/" + name)
+}
+
 struct Run { var status: Int32; var stdout: String; var stderr: String }
 
 /// Runs the built `indoorlab` binary (the test target depends on it, so it is built first).
 func indoorlab(_ args: [String], cwd: URL = root, standardOutputTo device: String? = nil, environment: [String: String] = [:]) throws -> Run {
     let p = Process()
     if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-    p.executableURL = root.appendingPathComponent(".build/debug/indoorlab")
+    p.executableURL = builtProduct("indoorlab")
     p.arguments = args
     p.currentDirectoryURL = cwd
     // Output goes to files, not pipes: a full pipe would block the child while we wait for it.

@@ -8,7 +8,7 @@ import Testing
 import LabScenarioIO
 
 /// The commands as a script or CI job runs them: exit codes, messages, files left behind.
-@Suite(.enabled(if: haveBinary, "needs .build/debug/indoorlab (swift build)"), .serialized) struct StoreCLITests {
+@Suite(.enabled(if: haveBinary, "needs the indoorlab binary (swift build)"), .serialized) struct StoreCLITests {
     @Test func recordThenReplayMatchesTheTournamentAndGatesOnBaselines() throws {
         let dir = try temporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(atPath: dir) }

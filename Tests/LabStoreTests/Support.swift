@@ -7,7 +7,15 @@ import LabEvaluation
 
 /// The package root (Tests/LabStoreTests/Support.swift → three levels up).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-let binary = packageRoot.appendingPathComponent(".build/debug/indoorlab").path
+/// Where `swift build` put this run's products: beside the test bundle, so `swift test -c release` runs the
+/// release binaries (falling back to `.build/debug` when the bundle was started from elsewhere).
+func builtProduct(_ name: String) -> URL {
+    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name)
+    return FileManager.default.isExecutableFile(atPath: beside.path) ? beside
+        : packageRoot.appendingPathComponent(".build/debug/" + name)
+}
+let binary = builtProduct("indoorlab").path
 let datasets = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
 let haveBinary = FileManager.default.isExecutableFile(atPath: binary)
 let haveDatasets = FileManager.default.fileExists(atPath: datasets + "/danis-ble-tracks/cnf/tetam.dev")
