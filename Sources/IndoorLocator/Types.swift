@@ -335,7 +335,7 @@ public enum LocatorInput: Sendable, Hashable {
 /// weighed by that scan). Measured with `indoorlab coverage --estimator particle-filter --seeds 5` (the tournament's
 /// walks and static points, pooled): 95.4% of fixes when the radio model is right and the shadowing independent,
 /// 94.7% under field impairments, 93.9% / 93.2% under correlated shadowing (ideal / field; walks 91.3% / 92.6%); per
-/// venue on walks 86–100% (README, "Honest uncertainty").
+/// venue on walks 88–99% (README, "Honest uncertainty").
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = OffsetFreeFit.statedConfidence

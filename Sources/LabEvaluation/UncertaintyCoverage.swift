@@ -37,7 +37,7 @@ public struct CoverageRow: Sendable, Codable, Hashable {
 
     /// inside / fixes.
     public var coverage: Double { fixes > 0 ? Double(inside) / Double(fixes) : .nan }
-    /// walkInside / walkFixes: a tracker's own ellipses (on a static point it states its first fix's).
+    /// walkInside / walkFixes: a tracker's own ellipses (on a static point, a new track, it states its first scan's posterior).
     public var walkCoverage: Double { walkFixes > 0 ? Double(walkInside) / Double(walkFixes) : .nan }
     /// walkMissesAcrossWall / (walkFixes − walkInside).
     public var walkMissesAcrossWallShare: Double {

@@ -213,17 +213,24 @@ import LabEvaluation
         #expect(c.global.sigma > 1)
     }
 
+    /// esoc-office's walk and static grid, recorded with the sensitivity out of the way (-200 dBm), and the same
+    /// recording with every wall's loss stored as 0, as an import of obstacles would have them.
+    func esocOfficeWithItsWallsLossesUnknown() throws -> (Scenario, Recording, Recording) {
+        var s = try scenario("esoc-office")
+        s.radio.sensitivity = -200
+        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
+        var unknown = r
+        for i in unknown.venue.walls.indices { unknown.venue.walls[i].loss = 0 }
+        return (s, r, unknown)
+    }
+
     /// Wall losses per material, fitted jointly with P0 and n: a recording of esoc-office's walk and static grid
     /// (walls of concrete 6.9, drywall 3.4, glass 2.0 dB) with the losses stored as 0, as an import of obstacles
     /// would have them; the fit finds each within a few standard errors. The sensitivity is lowered out of the
     /// way: readings through several walls are otherwise heard only when the noise lifts them, and the fit, which
     /// does not model censoring, would find every loss too small (by 1–1.7 dB here at −100 dBm).
     @Test func wallLossesPerMaterialAreFittedWithTheLaw() throws {
-        var s = try scenario("esoc-office")
-        s.radio.sensitivity = -200
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
-        var unknown = r
-        for i in unknown.venue.walls.indices { unknown.venue.walls[i].loss = 0 }
+        let (s, r, unknown) = try esocOfficeWithItsWallsLossesUnknown()
         let c = try Calibration(unknown, perBeacon: false)
         let fitted = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, $0) })
         for (m, truth) in s.materials where s.walls.contains(where: { $0.material == m }) {
@@ -247,11 +254,7 @@ import LabEvaluation
     /// whose samples cross them fitted several dB low when its P0 was the plain mean of RSSI + n·x (a UJI beacon behind
     /// the shelves 2.1 dB on average).
     @Test func eachBeaconsPowerIsFittedWithTheWallsAddedBack() throws {
-        var s = try scenario("esoc-office")
-        s.radio.sensitivity = -200
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
-        var unknown = r
-        for i in unknown.venue.walls.indices { unknown.venue.walls[i].loss = 0 }
+        let (s, r, unknown) = try esocOfficeWithItsWallsLossesUnknown()
         for recording in [r, unknown] {   // the walls' losses stored, and fitted per material
             let c = try Calibration(recording, perBeacon: true)
             #expect(c.beacons.count >= 8)
