@@ -47,16 +47,18 @@ public struct RealProtocol: Sendable {
         return v
     }
 
-    /// Every estimator of `kinds` on the scored epochs, labelled with the protocol's name.
-    public func run(estimators kinds: [EstimatorKind]) throws -> [EpochResult] {
-        let venue = try calibratedVenue()
+    /// Every estimator of `kinds` on the scored epochs, labelled with the protocol's name. `seed` seeds the estimators
+    /// that draw (the particle filters), as a simulated scenario's seed does (`compare --seed`).
+    public func run(estimators kinds: [EstimatorKind], seed: UInt64) throws -> [EpochResult] {
+        var venue = try calibratedVenue()
+        venue.seed = seed
         let epochs = EpochBuilder(venue: venue).epochs(scored).epochs.filter {
             Set($0.readings.map(\.beacon)).count >= RealProtocol.minimumBeaconsHeard
         }
         // Real data: the offset is unknown, and the calibration's σ and model error are all the noise model there
         // is (no outlier rate is known apart from them), so the bound is the Gaussian one with the offset unknown,
         // the model error counted like a beacon spread (it does not average down within a scan).
-        return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: 0,
+        return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: seed,
                                    bound: CramerRaoBound(venue: venue, offset: .unknown, beaconSpread: venue.radio.modelError))
     }
 }

@@ -30,7 +30,7 @@ struct Compare: ParsableCommand {
     /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
     static let maximumSeeds = 200
 
-    @Option(parsing: .unconditional, help: "First seed.")
+    @Option(parsing: .unconditional, help: "First seed (with --real, the real protocols' particle filters draw from it).")
     var seed: UInt64 = 1
 
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
@@ -119,13 +119,13 @@ struct Compare: ParsableCommand {
             if let clash = protocols.first(where: { labels.contains($0.name) }) {
                 throw ValidationError("a scenario is named '\(clash.name)', as a real protocol of --real is: results are kept by name, so rename the scenario")
             }
-            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators) })) }
+            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators, seed: seed) })) }
             guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
             if !estimators.contains(where: Leaderboard.baselines.contains) {
                 FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
             }
             for p in protocols {
-                results += try reportingInputErrors { try p.run(estimators: estimators) }
+                results += try reportingInputErrors { try p.run(estimators: estimators, seed: seed) }
                 labels.append(p.name)
             }
         }

@@ -309,7 +309,8 @@ struct RealProtocolTests {
         var out: [String: [EpochResult]] = [:]
         for p in protocols {
             out[p.name] = try! p.run(estimators: p.name.hasPrefix("uji-tx") ? [.powerCentroid, .offsetFree, .floorplanFusion, .shipped] + Leaderboard.baselines
-                                                                        : [.shipped] + Leaderboard.baselines)
+                                                                        : [.shipped] + Leaderboard.baselines,
+                                 seed: 1)   // compare's default seed
         }
         return out
     }()
@@ -317,6 +318,20 @@ struct RealProtocolTests {
     static func mean(_ protocolName: String, _ kind: EstimatorKind) -> Double {
         let errors = (results[protocolName] ?? []).filter { $0.estimator == kind }.compactMap(\.error)
         return errors.reduce(0, +) / Double(max(errors.count, 1))
+    }
+
+    /// The particle filter on real data draws from the run's seed (`compare --seed`): the same seed repeats its fixes,
+    /// another gives other draws.
+    @Test func theRealProtocolsDrawFromTheRunsSeed() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("real-seed-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let p = try #require(try RealProtocols.bundled(datasets: realDatasets, scratch: scratch).first { $0.name == "uji-odd-points" })
+        let fixes = { (seed: UInt64) in try p.run(estimators: [.shippedTracker], seed: seed).map(\.fix) }
+        let one = try fixes(1)
+        #expect(one.count > 100 && one.allSatisfy { $0 != nil })
+        #expect(try fixes(1) == one)
+        #expect(try fixes(2) != one)
     }
 
     @Test func powerCentroidMatchesTheReference() {

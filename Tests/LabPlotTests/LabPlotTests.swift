@@ -57,8 +57,8 @@ import LabStore
         let dir = Fixture.temporaryDirectory("real")
         defer { Fixture.cleanUp(dir) }
         let simulated = Fixture.results()
-        // Real protocols are scored once (seed 0): one seed's epochs.
-        let real = simulated.filter { $0.seed == Fixture.seeds[0] }.map { r -> EpochResult in var r = r; r.scenario = "real-a"; r.seed = 0; return r }
+        // Real protocols are scored once, with the run's first seed: one seed's epochs.
+        let real = simulated.filter { $0.seed == Fixture.seeds[0] }.map { r -> EpochResult in var r = r; r.scenario = "real-a"; return r }
         let board = Leaderboard(results: simulated + real, scenarios: [Fixture.scenarioName, "real-a"], seeds: Fixture.seeds, realProtocols: ["real-a"])
         let manifest = RunManifest(scenarios: [.init(name: Fixture.scenarioName, path: dir + "/\(Fixture.scenarioName).yaml")],
                                    real: [.init(name: "real-a", summary: "fitted on one part, scored on another")],
@@ -71,6 +71,14 @@ import LabStore
         let written = try Fixture.plotter(dir).drawStandardSet(outputDirectory: out, formats: [.svg])
         #expect(written.filter { $0.contains("real-a") } == [out + "/real-a-cdf.svg"])
         #expect(try SVGText.strings(inFile: out + "/real-a-cdf.svg").contains { $0.contains("real-a") && $0.contains("(real data)") })
+        // A real protocol's epochs of another seed are another run's.
+        if let second = Fixture.seeds.dropFirst().first {
+            let stray = real.map { r -> EpochResult in var r = r; r.seed = second; return r }
+            try ResultsFile.encode(stray).write(toFile: dir + "/real-a-epochs.csv", atomically: true, encoding: .utf8)
+            let refused = try #require(throws: InputError.self) { try Fixture.plotter(dir).results("real-a") }
+            #expect(refused.description.contains("holds seed \(second)"), "\(refused)")
+            try ResultsFile.encode(real).write(toFile: dir + "/real-a-epochs.csv", atomically: true, encoding: .utf8)
+        }
         let error = try #require(throws: InputError.self) { try Fixture.plotter(dir).figure(.track, scenario: "real-a") }
         #expect(error.description.contains("real protocol") && error.description.contains("only its cdf"), "\(error)")
         // An earlier run.json, without the key: no real protocols.
