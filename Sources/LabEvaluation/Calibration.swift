@@ -246,13 +246,8 @@ public struct Calibration: Sendable {
         for s in r.rssi {
             guard let truth = lookup.at(s.t) else { continue }
             let b = venue.beacons[s.beacon]
-            let dx = truth.position.x - b.position.x, dy = truth.position.y - b.position.y
-            var dz = 0.0
-            if let h = b.height {
-                dz = h - (truth.z ?? venue.radio.receiverHeight)
-                threeD = true
-            }
-            let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
+            if b.height != nil { threeD = true }
+            let d = distance(venue, beacon: s.beacon, to: truth.position, z: truth.z)
             var sample = CalibrationSample(beacon: s.beacon, distance: d, rssi: s.rssi)
             sample.window = builder.windowIndex(s.t)
             if !venue.walls.isEmpty {
@@ -264,6 +259,15 @@ public struct Calibration: Sendable {
             out.append(sample)
         }
         return (out, threeD)
+    }
+
+    /// The distance from beacon `i` to a device at `p`, metres: 3-D with the beacon's height and the device's (`z`, else
+    /// the radio model's receiver height; a beacon without a height is at the device's), at least ``minimumDistance``.
+    static func distance(_ venue: RecordedVenue, beacon i: Int, to p: Point, z: Double?) -> Double {
+        let b = venue.beacons[i]
+        let dx = p.x - b.position.x, dy = p.y - b.position.y
+        let dz = b.height.map { $0 - (z ?? venue.radio.receiverHeight) } ?? 0
+        return max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
     }
 
     /// The materials of `r`'s walls, sorted.
@@ -354,9 +358,7 @@ public struct Calibration: Sendable {
             for reading in e.readings { heard[reading.beacon] = true }
             let z = lookup.at(e.t)?.z
             for (i, b) in venue.beacons.enumerated() {
-                let dx = e.truth.x - b.position.x, dy = e.truth.y - b.position.y
-                let dz = b.height.map { $0 - (z ?? venue.radio.receiverHeight) } ?? 0
-                let d = max((dx * dx + dy * dy + dz * dz).squareRoot(), minimumDistance)
+                let d = distance(venue, beacon: i, to: e.truth, z: z)
                 var mean = p0[i] - 10 * exponent * log10(d)
                 for w in venue.walls where w.segment.intersects(b.position, e.truth) { mean -= w.material.flatMap { losses[$0] } ?? w.loss }
                 guard mean >= threshold else { continue }

@@ -473,16 +473,17 @@ package struct FixModel {
         let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
         let z = (sensitivity - mu) / sigma
         let miss = max(packetLoss + (1 - packetLoss) * TruncatedNormal.cdf(z), 1e-300)
-        guard dropout > 0 else {
-            let r = (-2 * cmissed[c] * log(miss)).squareRoot()
-            // r² = −2k ln m  ⇒  dr/dμ = (k/(r·m))·(1 − loss)·φ(z)/σ
-            let dr = r > 1e-9 ? cmissed[c] * (1 - packetLoss) * TruncatedNormal.pdf(z) / (r * miss * sigma) : 0
-            return (r, dr, dx, dy, d2)
+        // Unheard: every one of the k readings below the sensitivity or lost (m each), or the whole window dropped (d):
+        // P = d + (1 − d)·m^k, r² = −2 ln P  ⇒  dr/dμ = share·k·(1 − loss)·φ(z)/(σ·m·r), share = (1 − d)·m^k / P the part
+        // of P the readings make (1 without a dropout, when P = m^k exactly).
+        let logReadings = cmissed[c] * log(miss)
+        var logP = logReadings, share = 1.0
+        if dropout > 0 {
+            let all = exp(logReadings), p = dropout + (1 - dropout) * all
+            logP = log(p); share = (1 - dropout) * all / p
         }
-        // With a window dropout d, P = d + (1 − d)·m^k: r² = −2 ln P  ⇒  dr/dμ = (1 − d)·k·m^(k−1)·(1 − loss)·φ(z)/(σ·P·r)
-        let all = exp(cmissed[c] * log(miss)), p = dropout + (1 - dropout) * all
-        let r = (-2 * log(p)).squareRoot()
-        let dr = r > 1e-9 ? (1 - dropout) * cmissed[c] * all / miss * (1 - packetLoss) * TruncatedNormal.pdf(z) / (sigma * p * r) : 0
+        let r = (-2 * logP).squareRoot()
+        let dr = r > 1e-9 ? share * cmissed[c] * (1 - packetLoss) * TruncatedNormal.pdf(z) / (r * miss * sigma) : 0
         return (r, dr, dx, dy, d2)
     }
 
