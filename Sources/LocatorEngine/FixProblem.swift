@@ -141,10 +141,13 @@ package final class FixProblem {
         let i = rssiCount
         precondition(i < termCapacity, "more RSSI terms than beacons")
         bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
-        brange[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
         let k = correlatedShadowing ? 1 : Double(max(count, 1))
         bweight[i] = 1 / (sigma * sigma / k + modelError * modelError).squareRoot()
-        if domain == .range { bweight[i] /= brange[i] * log(10) / (10 * exponent) }
+        // The range domain's distance (a pow per term: only that domain reads it).
+        if domain == .range {
+            brange[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
+            bweight[i] /= brange[i] * log(10) / (10 * exponent)
+        }
         brobust[i] = 1
         rssiCount += 1
     }
@@ -376,8 +379,17 @@ package struct FixModel {
     let walls: WallIndex?
     let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
     let truncated: Bool
+    /// The mean RSSI from which heard readings count as untruncated (``TruncatedNormal/untruncatedBeyond`` σ above the
+    /// sensitivity), dBm.
+    let untruncatedFrom: Double
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
+    /// ln for the stated region's cost (``FastLog``: within 2·10⁻¹⁴ relative of libm's, inlined; the region takes a
+    /// log per term at about 30 points per fix). The solvers keep libm's: a fix's last digits decide near-ties later
+    /// (which frieze a bearing matches, a particle filter's resampling), and those stay where they were.
+    let ln = FastLog.shared
+    /// λ's table, for the stated region's cost (``profiledCost(x:y:delta:)``).
+    let lookup = TruncatedNormal.lookup
     let bx, by, bdz, bp0, brssi, bweight, brange, brobust: UnsafeMutablePointer<Double>
     let rssiCount: Int
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
@@ -446,6 +458,7 @@ package struct FixModel {
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
+        untruncatedFrom = sensitivity + TruncatedNormal.untruncatedBeyond * sigma
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
         (bx, by, bdz, bp0, brssi, bweight, brange, brobust, rssiCount) = rssi
         (mx, my, mdz, mdistance, mweight, rangeCount) = ranges
@@ -461,7 +474,8 @@ package struct FixModel {
     /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
     /// (``TruncatedNormal/heardMean(_:sensitivity:sigma:)``); (μ, 1) unless the heard means are truncated.
     @inline(__always) func heardMean(_ mu: Double) -> (m: Double, slope: Double) {
-        guard truncated else { return (mu, 1) }
+        // Most terms of a scan are far above the sensitivity: they skip the division.
+        guard truncated, mu < untruncatedFrom else { return (mu, 1) }
         return TruncatedNormal.heardMean(mu, sensitivity: sensitivity, sigma: sigma)
     }
 
@@ -531,6 +545,12 @@ package struct FixModel {
         return ((brssi[i] - h.m) * bweight[i] * brobust[i], h.slope)
     }
 
+    /// ``rssiTerm(_:mean:)``'s residual with a truncated mean's λ from the table (``profiledCost(x:y:delta:)``).
+    @inline(__always) func tabulatedRSSIResidual(_ i: Int, mean mu: Double) -> Double {
+        let m = truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
+        return (brssi[i] - m) * bweight[i] * brobust[i]
+    }
+
     /// Measured-range term m's residual at (x, y): the 3-D distance minus the ranged one, over its σ.
     @inline(__always) func measuredRangeResidual(_ m: Int, x: Double, y: Double) -> Double {
         let dx = x - mx[m], dy = y - my[m]
@@ -549,7 +569,9 @@ package struct FixModel {
     /// −2 log-likelihood at (x, y) with δ profiled out by one Gauss–Newton step from `delta`:
     /// Σr² − (Σr·g)²/Σg², g = r(δ + 1) − r(δ) (exact where the residuals are linear in δ). The residuals are
     /// ``residuals(x:y:delta:)``'s, term by term, but each RSSI term's distance and wall loss are computed once
-    /// for both δ. With two unknowns (no δ), Σr².
+    /// for both δ, the distance's log is ``FastLog``'s, and a truncated heard mean takes λ from
+    /// ``TruncatedNormal/lookup``'s table (within 2·10⁻⁵ σ of the exact mean; its erfc and exp were half the stated
+    /// region's time). With two unknowns (no δ), Σr².
     package func profiledCost(x: Double, y: Double, delta: Double) -> Double {
         var rr = 0.0, rg = 0.0, gg = 0.0
         let profiles = unknowns == 3
@@ -565,9 +587,9 @@ package struct FixModel {
             switch domain {
             case .rssi:
                 let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
-                let spread = k * log(d2)
-                let r0 = rssiTerm(i, mean: bp0[i] + delta - spread - wallLoss).r
-                add(r0, profiles ? rssiTerm(i, mean: bp0[i] + raised - spread - wallLoss).r : r0)
+                let spread = k * ln(d2)
+                let r0 = tabulatedRSSIResidual(i, mean: bp0[i] + delta - spread - wallLoss)
+                add(r0, profiles ? tabulatedRSSIResidual(i, mean: bp0[i] + raised - spread - wallLoss) : r0)
             case .range:
                 let r = (d2.squareRoot() - brange[i]) * bweight[i]
                 add(r, r)

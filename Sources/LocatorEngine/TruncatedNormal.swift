@@ -9,6 +9,10 @@ package enum TruncatedNormal {
     @inline(__always) package static func cdf(_ z: Double) -> Double { 0.5 * erfc(-z / 2.0.squareRoot()) }
     @inline(__always) package static func pdf(_ z: Double) -> Double { exp(-0.5 * z * z) / (2 * Double.pi).squareRoot() }
 
+    /// How many σ above the sensitivity a mean must lie for its heard readings to be taken as untruncated (λ(−6) is
+    /// 6·10⁻⁹: the heard mean moves by less than 10⁻⁸ σ).
+    package static let untruncatedBeyond = 6.0
+
     /// λ(α) = φ(α)/(1 − Φ(α)), exactly (one erfc and one exp); α at most 30.
     @inline(__always) package static func hazard(_ a: Double) -> Double {
         let a = min(a, 30)
@@ -16,10 +20,10 @@ package enum TruncatedNormal {
     }
 
     /// The mean of the readings that clear `sensitivity` when their law's mean is `mu`, and its derivative in μ:
-    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α). Beyond 6σ above the sensitivity, (μ, 1).
+    /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α). Beyond ``untruncatedBeyond`` σ above the sensitivity, (μ, 1).
     @inline(__always) package static func heardMean(_ mu: Double, sensitivity: Double, sigma: Double) -> (m: Double, slope: Double) {
         let a = min((sensitivity - mu) / sigma, 30)
-        guard a > -6 else { return (mu, 1) }
+        guard a > -untruncatedBeyond else { return (mu, 1) }
         let lambda = hazard(a)
         return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
     }
@@ -42,6 +46,14 @@ package enum TruncatedNormal {
         }
 
         @inline(__always) package func hazard(_ a: Double) -> Double { hazards.value(a, below: 0, beyond: Self.hazardBeyond) }
+
+        /// ``TruncatedNormal/heardMean(_:sensitivity:sigma:)``'s mean with λ from the table (within 2·10⁻⁵·σ·max(1, α)
+        /// of it), for loops that only compare costs.
+        @inline(__always) package func heardMean(_ mu: Double, sensitivity: Double, sigma: Double) -> Double {
+            let a = min((sensitivity - mu) / sigma, 30)
+            guard a > -untruncatedBeyond else { return mu }
+            return mu + sigma * hazard(a)
+        }
 
         @inline(__always) package func logSurvival(_ a: Double) -> Double { survival(a) }
     }
