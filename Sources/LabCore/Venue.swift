@@ -22,7 +22,7 @@ public struct Venue: Sendable {
     /// A survey of the venue for fingerprinting, when one was made.
     public var radioMap: RadioMap?
     /// The seed of estimators that draw random numbers (particle filters): the tournament sets the job's seed, the
-    /// real protocols `compare --seed` (the first seed); replay keeps 0. Their fixes repeat for the same seed and the same sequence of
+    /// real protocols each seed of `compare --seed --seeds` in turn; replay keeps 0. Their fixes repeat for the same seed and the same sequence of
     /// phones (each phone's stream follows from the seed and how many phones came before it).
     public var seed: UInt64 = 0
     /// The walker's body shadowing as estimators know it (its size, never the heading): in the field, the

@@ -71,9 +71,13 @@ public struct EstimatorInputs: Sendable, Hashable {
     /// True when a fix uses scans after its own (a smoother): it suits offline replay, and no live app can run
     /// it, so it cannot win the tournament (``EstimatorRegistry/shipped`` ships the winner to apps).
     public var offline: Bool
+    /// True when its fixes depend on the venue's seed (``Venue/seed``): it draws random numbers (the particle filters).
+    /// The others give the same fixes whatever the seed, so a real recording needs scoring with them only once.
+    public var draws: Bool
 
-    public init(uses: Sources, minimumBeacons: Int, minimumHeadings: Int? = nil, offline: Bool = false) {
+    public init(uses: Sources, minimumBeacons: Int, minimumHeadings: Int? = nil, offline: Bool = false, draws: Bool = false) {
         self.uses = uses; self.minimumBeacons = minimumBeacons; self.minimumHeadings = minimumHeadings; self.offline = offline
+        self.draws = draws
     }
 
     /// "rssi, headings, walls" (for help text and tables).

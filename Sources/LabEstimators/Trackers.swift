@@ -40,7 +40,7 @@ extension EstimatorKind {
 public final class ParticleEstimator: PositionEstimator {
     public static let name = "particle-filter"
     public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, headings toward friezes, a new track from its first scan's posterior, moved by the phone's steps when it reports them, regularised after each resampling"
-    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3)
+    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, draws: true)
     let tracker: ParticleTracker
     public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }
     public func locate(_ observation: Observation) -> EstimateOutcome { tracker.step(observation) }
@@ -53,7 +53,7 @@ public final class ParticleEstimator: PositionEstimator {
 public final class ParticleSmootherEstimator: PositionEstimator {
     public static let name = "particle-smoother"
     public static let summary = "tracker for offline replay: the particle filter, then a fixed-lag smoother over the particles' lineages (10 scans)"
-    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, offline: true)
+    public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, offline: true, draws: true)
     /// How many later scans each fix waits for.
     public static let lag = 10
     let tracker: ParticleTracker

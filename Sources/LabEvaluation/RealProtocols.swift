@@ -47,19 +47,37 @@ public struct RealProtocol: Sendable {
         return v
     }
 
-    /// Every estimator of `kinds` on the scored epochs, labelled with the protocol's name. `seed` seeds the estimators
-    /// that draw (the particle filters), as a simulated scenario's seed does (`compare --seed`).
-    public func run(estimators kinds: [EstimatorKind], seed: UInt64) throws -> [EpochResult] {
-        var venue = try calibratedVenue()
-        venue.seed = seed
+    /// Every estimator of `kinds` on the scored epochs, labelled with the protocol's name, over `seeds` as a simulated
+    /// scenario's seeds are (`compare --seed --seeds`): the estimators that draw (``EstimatorInputs/draws``, the particle
+    /// filters) once per seed, their venue seeded with it; the others, whose fixes no seed changes, once, labelled with
+    /// the first seed. A statistic pools whatever seeds an estimator has, so the particle filter's figures on real data
+    /// are its average over the run's seeds, not one seed's luck. The seeds run on all cores; the calibration is fitted once.
+    public func run(estimators kinds: [EstimatorKind], seeds: [UInt64]) throws -> [EpochResult] {
+        guard let first = seeds.first else { return [] }
+        let venue = try calibratedVenue()
         let epochs = EpochBuilder(venue: venue).epochs(scored).epochs.filter {
             Set($0.readings.map(\.beacon)).count >= RealProtocol.minimumBeaconsHeard
         }
         // Real data: the offset is unknown, and the calibration's σ and model error are all the noise model there
         // is (no outlier rate is known apart from them), so the bound is the Gaussian one with the offset unknown,
         // the model error counted like a beacon spread (it does not average down within a scan).
-        return Tournament.evaluate(epochs: epochs, venue: venue, estimators: kinds, scenario: name, seed: seed,
-                                   bound: CramerRaoBound(venue: venue, offset: .unknown, beaconSpread: venue.radio.modelError))
+        let bound = CramerRaoBound(venue: venue, offset: .unknown, beaconSpread: venue.radio.modelError)
+        let drawing = kinds.filter(\.inputs.draws)
+        let jobs = [(first, kinds)] + seeds.dropFirst().map { ($0, drawing) }.filter { !$0.1.isEmpty }
+        let slots = ResultSlots<EpochResult>(count: jobs.count)
+        let name = self.name
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
+            let (seed, estimators) = jobs[j]
+            var seeded = venue
+            seeded.seed = seed
+            slots.fill(j) { Tournament.evaluate(epochs: epochs, venue: seeded, estimators: estimators, scenario: name, seed: seed, bound: bound) }
+        }
+        return try slots.values().flatMap { $0 }
+    }
+
+    /// ``run(estimators:seeds:)`` with one seed.
+    public func run(estimators kinds: [EstimatorKind], seed: UInt64) throws -> [EpochResult] {
+        try run(estimators: kinds, seeds: [seed])
     }
 }
 

@@ -55,7 +55,7 @@ public struct ResultsPlotter {
         if !real { try entry(scenario) }
         let rows = try ResultsFile.read(path: resultsPath(scenario), scenario: scenario)
         // The epochs must be this run's: a failed rewrite, or a file copied in, would mix two runs in one figure.
-        let seeds = real ? Array(manifest.seeds.prefix(1)) : manifest.seeds   // a real protocol runs with the first seed
+        let seeds = manifest.seeds   // a real protocol's particle filters run with every seed, its other estimators with the first
         if let stray = rows.first(where: { !seeds.contains($0.seed) }) {
             throw InputError(file: resultsPath(scenario), "holds seed \(stray.seed), which the run (\(RunManifest.fileName)) does not: seeds \(seeds.map(String.init).joined(separator: ", ")) (the file is from another run)")
         }

@@ -30,7 +30,7 @@ struct Compare: ParsableCommand {
     /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
     static let maximumSeeds = 200
 
-    @Option(parsing: .unconditional, help: "First seed (with --real, the real protocols' particle filters draw from it).")
+    @Option(parsing: .unconditional, help: "First seed (with --real, the real protocols' particle filters run once per seed of the run, as the scenarios do).")
     var seed: UInt64 = 1
 
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
@@ -40,7 +40,7 @@ struct Compare: ParsableCommand {
             transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal]
 
-    @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets.")
+    @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets. The estimators that draw random numbers (the particle filters) run once per seed; the others, whose fixes no seed changes, once.")
     var real: String?
 
     /// The longest estimator name, for the help's list.
@@ -119,15 +119,17 @@ struct Compare: ParsableCommand {
             if let clash = protocols.first(where: { labels.contains($0.name) }) {
                 throw ValidationError("a scenario is named '\(clash.name)', as a real protocol of --real is: results are kept by name, so rename the scenario")
             }
-            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators, seed: seed) })) }
+            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators, seeds: seedList) })) }
             guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
             if !estimators.contains(where: Leaderboard.baselines.contains) {
                 FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
             }
             for p in protocols {
-                results += try reportingInputErrors { try p.run(estimators: estimators, seed: seed) }
+                progress.note("real protocol \(p.name)")
+                results += try reportingInputErrors { try p.run(estimators: estimators, seeds: seedList) }
                 labels.append(p.name)
             }
+            progress.clear()
         }
         let elapsed = Date().timeIntervalSince(start)
         let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s, condition: $0)) } })
@@ -139,8 +141,13 @@ struct Compare: ParsableCommand {
             print(LeaderboardTable.render(board))
             if let tracking = board.tracking, !tracking.isEmpty { print(LeaderboardTable.tracking(tracking)) }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
+            if !protocols.isEmpty, seedList.count > 1 {
+                print("real protocols: the estimators that draw (\(EstimatorKind.allCases.filter(\.inputs.draws).map(\.rawValue).joined(separator: ", "))) ran once per seed, the others once")
+            }
             if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
-            print("\(counted(results.count / max(estimators.count, 1), "epoch")) × \(counted(estimators.count, "estimator")) in \(String(format: "%.1f", elapsed)) s")
+            // Epochs as scored by the estimators that ran on every seed (a real protocol scores the others once).
+            let epochs = Set(results.lazy.map { EpochKey(scenario: $0.scenario, seed: $0.seed, walk: $0.walk, epoch: $0.epoch) }).count
+            print("\(counted(epochs, "epoch")) × \(counted(estimators.count, "estimator")) in \(String(format: "%.1f", elapsed)) s")
         }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
         let resultsDir = out ?? (plots != nil ? NSTemporaryDirectory() + "indoorlab-compare-\(ProcessInfo.processInfo.processIdentifier)" : nil)
@@ -164,6 +171,11 @@ struct Compare: ParsableCommand {
             if let plots { print("\(figures.count) figures written to \(plots)/") }
         }
     }
+}
+
+/// One scored epoch, whichever estimators scored it.
+private struct EpochKey: Hashable {
+    let scenario: String, seed: UInt64, walk: String, epoch: Int
 }
 
 enum EstimatorList {

@@ -132,6 +132,12 @@ final class Progress: @unchecked Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K\(label): \(message)".utf8))
     }
 
+    /// Clears a line of notes (what follows starts on a clean line).
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
     /// Ends a line of notes.
     func finish() {
         guard enabled else { return }

@@ -334,6 +334,27 @@ struct RealProtocolTests {
         #expect(try fixes(2) != one)
     }
 
+    /// Over several seeds (`compare --seeds`), a real protocol runs the estimators that draw once per seed, each seed's
+    /// fixes those of a one-seed run with it, and the others once, with the first seed: their fixes no seed changes.
+    @Test func theRealProtocolsRunTheParticleFilterOnEverySeedAndTheOthersOnce() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("real-seeds-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let p = try #require(try RealProtocols.bundled(datasets: realDatasets, scratch: scratch).first { $0.name == "uji-odd-points" })
+        #expect(EstimatorKind.shippedTracker.inputs.draws && EstimatorKind.particleSmoother.inputs.draws)
+        #expect(EstimatorKind.allCases.filter(\.inputs.draws).count == 2)
+        let kinds: [EstimatorKind] = [.shippedTracker, .powerCentroid]
+        let pooled = try p.run(estimators: kinds, seeds: [3, 4, 5])
+        let seedsOf = { (k: EstimatorKind) in Set(pooled.filter { $0.estimator == k }.map(\.seed)) }
+        #expect(seedsOf(.shippedTracker) == [3, 4, 5])
+        #expect(seedsOf(.powerCentroid) == [3])
+        for seed: UInt64 in [3, 5] {
+            let alone = try p.run(estimators: [.shippedTracker], seed: seed).map(\.fix)
+            #expect(pooled.filter { $0.estimator == .shippedTracker && $0.seed == seed }.map(\.fix) == alone)
+        }
+        #expect(try p.run(estimators: [.powerCentroid], seed: 9).map(\.fix) == pooled.filter { $0.estimator == .powerCentroid }.map(\.fix))
+    }
+
     @Test func powerCentroidMatchesTheReference() {
         #expect(abs(Self.mean("uji-tx-12", .powerCentroid) - 2.51) < 0.02)
         #expect(abs(Self.mean("uji-tx-20", .powerCentroid) - 2.33) < 0.02)

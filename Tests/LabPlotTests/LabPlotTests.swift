@@ -57,7 +57,7 @@ import LabStore
         let dir = Fixture.temporaryDirectory("real")
         defer { Fixture.cleanUp(dir) }
         let simulated = Fixture.results()
-        // Real protocols are scored once, with the run's first seed: one seed's epochs.
+        // Here a real protocol's estimators are scored with the run's first seed only (the ones that do not draw).
         let real = simulated.filter { $0.seed == Fixture.seeds[0] }.map { r -> EpochResult in var r = r; r.scenario = "real-a"; return r }
         let board = Leaderboard(results: simulated + real, scenarios: [Fixture.scenarioName, "real-a"], seeds: Fixture.seeds, realProtocols: ["real-a"])
         let manifest = RunManifest(scenarios: [.init(name: Fixture.scenarioName, path: dir + "/\(Fixture.scenarioName).yaml")],
@@ -71,12 +71,17 @@ import LabStore
         let written = try Fixture.plotter(dir).drawStandardSet(outputDirectory: out, formats: [.svg])
         #expect(written.filter { $0.contains("real-a") } == [out + "/real-a-cdf.svg"])
         #expect(try SVGText.strings(inFile: out + "/real-a-cdf.svg").contains { $0.contains("real-a") && $0.contains("(real data)") })
-        // A real protocol's epochs of another seed are another run's.
+        // A real protocol's epochs of a seed the run does not have are another run's (any of the run's seeds is its own:
+        // the particle filters run with each).
         if let second = Fixture.seeds.dropFirst().first {
-            let stray = real.map { r -> EpochResult in var r = r; r.seed = second; return r }
+            let other = real.map { r -> EpochResult in var r = r; r.seed = second; return r }
+            try ResultsFile.encode(real + other).write(toFile: dir + "/real-a-epochs.csv", atomically: true, encoding: .utf8)
+            #expect(try Fixture.plotter(dir).results("real-a").count == 2 * real.count)
+            let foreign = Fixture.seeds.max()! + 1000
+            let stray = real.map { r -> EpochResult in var r = r; r.seed = foreign; return r }
             try ResultsFile.encode(stray).write(toFile: dir + "/real-a-epochs.csv", atomically: true, encoding: .utf8)
             let refused = try #require(throws: InputError.self) { try Fixture.plotter(dir).results("real-a") }
-            #expect(refused.description.contains("holds seed \(second)"), "\(refused)")
+            #expect(refused.description.contains("holds seed \(foreign)"), "\(refused)")
             try ResultsFile.encode(real).write(toFile: dir + "/real-a-epochs.csv", atomically: true, encoding: .utf8)
         }
         let error = try #require(throws: InputError.self) { try Fixture.plotter(dir).figure(.track, scenario: "real-a") }
