@@ -11,11 +11,27 @@ import CHeapStats
 /// One figure of the benchmark.
 public struct BenchFigure: Encodable, Sendable {
     public var name: String
+    /// The median of the rounds (``rounds``), or the one measurement.
     public var value: Double
     public var unit: String
     /// The requirement it is measured against, when there is one.
     public var target: Double?
     public var note: String
+    /// How many rounds the figure was measured in, and the lowest and highest of them (nil for a figure measured once,
+    /// such as the tournament's wall time): on a shared machine a round can run at half speed, and the spread says so.
+    public var rounds: Int?
+    public var lowest: Double?
+    public var highest: Double?
+
+    public init(name: String, value: Double, unit: String, target: Double?, note: String) {
+        self.name = name; self.value = value; self.unit = unit; self.target = target; self.note = note
+    }
+
+    /// A figure measured in rounds: its value the rounds' median.
+    public init(name: String, measured: LabBenchmark.Measured, unit: String, target: Double?, note: String) {
+        self.init(name: name, value: measured.median, unit: unit, target: target, note: note)
+        rounds = measured.rounds.count; lowest = measured.rounds.min(); highest = measured.rounds.max()
+    }
 }
 
 /// The lab's benchmark: throughput figures of every stage; it measures, it never asserts a time.
@@ -25,32 +41,57 @@ public enum LabBenchmark {
         case simulation, estimators, locator, store, tournament
     }
 
-    /// The figures of `groups`, each measured for about `seconds` (single-core unless its note says otherwise).
-    public static func run(seconds: Double, groups: Set<Group> = Set(Group.allCases)) throws -> [BenchFigure] {
+    /// The figures of `groups`, each measured for about `seconds` in `rounds` rounds of equal length (single-core unless
+    /// its note says otherwise); a figure is its rounds' median.
+    public static func run(seconds: Double, rounds: Int = defaultRounds, groups: Set<Group> = Set(Group.allCases)) throws -> [BenchFigure] {
+        precondition(rounds >= 1)
+        let timing = Timing(seconds: seconds, rounds: rounds)
         var figures: [BenchFigure] = []
-        if groups.contains(.simulation) { figures += try BenchSimulation.figures(seconds: seconds) }
-        if groups.contains(.estimators) { figures += try BenchEstimators.figures(seconds: seconds) }
-        if groups.contains(.locator) { figures += try BenchLocator.figures(seconds: seconds) }
+        if groups.contains(.simulation) { figures += try BenchSimulation.figures(timing) }
+        if groups.contains(.estimators) { figures += try BenchEstimators.figures(timing) }
+        if groups.contains(.locator) { figures += try BenchLocator.figures(timing) }
         if groups.contains(.store) { figures += try BenchStore.figures(seconds: seconds) }
         if groups.contains(.tournament) { figures.append(try BenchEstimators.tournament()) }
         return figures
     }
 
-    /// Runs `body` repeatedly for about `seconds`; returns work units done per second.
-    static func rate(seconds: Double, _ body: () -> Int) -> Double {
-        var units = 0
-        let start = DispatchTime.now().uptimeNanoseconds
-        var elapsed = 0.0
-        repeat {
-            units += body()
-            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        } while elapsed < seconds
-        return Double(units) / elapsed
+    /// Rounds per figure unless asked otherwise: the median of three shrugs off one round slowed by a neighbour on a
+    /// shared machine (a one-round figure of the library's fixes varied by ±25% from run to run on the 2-core VM).
+    public static let defaultRounds = 3
+
+    /// How long each figure is measured, in how many rounds.
+    struct Timing {
+        let seconds: Double, rounds: Int
+    }
+
+    /// A figure's rounds, in work units per second.
+    public struct Measured: Sendable {
+        public var rounds: [Double]
+        /// The median round (the mean of the two middle ones for an even count).
+        public var median: Double {
+            let s = rounds.sorted(), n = s.count
+            return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+        }
+    }
+
+    /// Runs `body` repeatedly for about `timing.seconds`, in `timing.rounds` rounds of equal length; each round's work
+    /// units done per second.
+    static func rate(_ timing: Timing, _ body: () -> Int) -> Measured {
+        Measured(rounds: (0..<timing.rounds).map { _ in
+            var units = 0
+            let start = DispatchTime.now().uptimeNanoseconds
+            var elapsed = 0.0
+            repeat {
+                units += body()
+                elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            } while elapsed < timing.seconds / Double(timing.rounds)
+            return Double(units) / elapsed
+        })
     }
 }
 
 enum BenchSimulation {
-    static func figures(seconds: Double) throws -> [BenchFigure] {
+    static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
         var out: [BenchFigure] = []
         for (name, target) in [("open-hall", 5e6), ("esoc-office", 1e6)] {
             let s = try BundledScenarios.load(name)
@@ -61,7 +102,7 @@ enum BenchSimulation {
             buffer.reserveCapacity(s.beacons.count * s.radio.advertisementsPerWindow)
             var shadow: Simulator.ShadowState? = nil
             var i = 0
-            let r = LabBenchmark.rate(seconds: seconds) {
+            let r = LabBenchmark.rate(timing) {
                 var n = 0
                 for _ in 0..<50 {
                     buffer.removeAll(keepingCapacity: true)
@@ -70,7 +111,7 @@ enum BenchSimulation {
                 }
                 return n
             }
-            out.append(.init(name: "simulate readings/s [\(name)]", value: r, unit: "readings/s", target: target,
+            out.append(.init(name: "simulate readings/s [\(name)]", measured: r, unit: "readings/s", target: target,
                              note: "\(s.beacons.count) beacons, \(s.walls.count) walls, 1 core"))
         }
         return out
@@ -105,7 +146,7 @@ enum BenchEstimators {
         return (venue, observations, starts, s.walls.count)
     }
 
-    static func figures(seconds: Double) throws -> [BenchFigure] {
+    static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
         let (hall, hallObs) = try observations("open-hall", requireAll: true)
         let (court, courtObs) = try observations("killian-court", requireAll: false)
         let targets: [EstimatorKind: Double] = [.trilateration: 2e6, .proximity: 5e6, .leastSquares: 1e5, .offsetFree: 1e5]
@@ -116,7 +157,7 @@ enum BenchEstimators {
             // condition), a new phone at each walk's start.
             let est = kind.make(venue: walks.venue)
             var i = 0, fixes = 0
-            let r = LabBenchmark.rate(seconds: seconds) {
+            let r = LabBenchmark.rate(timing) {
                 for _ in 0..<20 {
                     if walks.starts.contains(i % walks.observations.count) { est.startDevice() }
                     if case .fix = est.locate(walks.observations[i % walks.observations.count]) { fixes += 1 }
@@ -124,7 +165,7 @@ enum BenchEstimators {
                 }
                 return 20
             }
-            out.append(.init(name: "scan updates/s [\(kind.rawValue)]", value: r, unit: "updates/s",
+            out.append(.init(name: "scan updates/s [\(kind.rawValue)]", measured: r, unit: "updates/s",
                              target: kind == .particleFilter ? 2000 : nil,
                              note: "esoc-office walks (\(walks.walls) walls, field condition, the phone's steps), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
         }
@@ -134,7 +175,7 @@ enum BenchEstimators {
             let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
             let est = kind.make(venue: venue)
             var i = 0, fixes = 0
-            let r = LabBenchmark.rate(seconds: seconds) {
+            let r = LabBenchmark.rate(timing) {
                 for _ in 0..<100 {
                     if case .fix = est.locate(obs[i % obs.count]) { fixes += 1 }
                     i += 1
@@ -143,7 +184,7 @@ enum BenchEstimators {
             }
             let heard = obs.map(\.beacons.count).reduce(0, +) / max(obs.count, 1)
             let note = bearingBased ? "killian-court, \(heard) beacons + ≥2 headings, 1 core" : "open-hall, \(heard) beacons heard, 1 core"
-            out.append(.init(name: "fixes/s [\(kind.rawValue)]", value: r, unit: "fixes/s", target: targets[kind],
+            out.append(.init(name: "fixes/s [\(kind.rawValue)]", measured: r, unit: "fixes/s", target: targets[kind],
                              note: note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
         }
         return out
@@ -165,7 +206,7 @@ enum BenchEstimators {
 enum BenchLocator {
     /// The shipped library through its public API: open-hall's 8 beacons given iBeacon identities,
     /// scans as simulated (about 9 samples per beacon per window).
-    static func figures(seconds: Double) throws -> [BenchFigure] {
+    static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
         let s = try BundledScenarios.load("open-hall")
         let uuid = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
         let ids = s.beacons.indices.map { BeaconIdentity(uuid: uuid, major: 1, minor: UInt16($0)) }
@@ -192,12 +233,12 @@ enum BenchLocator {
         _ = locator.locate(scans[0])  // the solver's workspace is allocated on first use
         let bytes = Int(indoorlab_heap_in_use()) - Int(before)
         var k = 0
-        let rRanged = LabBenchmark.rate(seconds: seconds) {
+        let rRanged = LabBenchmark.rate(timing) {
             for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
             return 100
         }
         var i = 0
-        let r = LabBenchmark.rate(seconds: seconds) {
+        let r = LabBenchmark.rate(timing) {
             for _ in 0..<100 { _ = locator.locate(scans[i % scans.count]); i += 1 }
             return 100
         }
@@ -208,7 +249,7 @@ enum BenchLocator {
             Observation(beacons: scan.enumerated().map { BeaconObservation(beacon: $0.offset, rssi: $0.element.rssi, count: 1) }, headings: [])
         }
         var g = 0
-        let rGSL = LabBenchmark.rate(seconds: seconds) {
+        let rGSL = LabBenchmark.rate(timing) {
             for _ in 0..<100 { _ = gsl.locate(observations[g % observations.count]); g += 1 }
             return 100
         }
@@ -216,7 +257,7 @@ enum BenchLocator {
         // particle filter (the test grid walked row by row, 1 m a second).
         let tracking = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
         var clock = 0.0, w = 0
-        let rStream = LabBenchmark.rate(seconds: seconds) {
+        let rStream = LabBenchmark.rate(timing) {
             for _ in 0..<10 {
                 clock += 1
                 for sample in ranged[w % ranged.count] {
@@ -231,13 +272,13 @@ enum BenchLocator {
         }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
         return [
-            .init(name: "IndoorLocator stream locations/s", value: rStream, unit: "locations/s", target: nil,
+            .init(name: "IndoorLocator stream locations/s", measured: rStream, unit: "locations/s", target: nil,
                   note: "public API, add(_:) and currentLocation(at:), the \(IndoorLocator.estimatorName) (1,000 particles), 8 beacons, 1 core"),
-            .init(name: "IndoorLocator fixes/s", value: rRanged, unit: "fixes/s", target: 4e5,
+            .init(name: "IndoorLocator fixes/s", measured: rRanged, unit: "fixes/s", target: 4e5,
                   note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift"),
-            .init(name: "IndoorLocator's algorithm with GSL (reference)", value: rGSL, unit: "fixes/s", target: nil,
+            .init(name: "IndoorLocator's algorithm with GSL (reference)", measured: rGSL, unit: "fixes/s", target: nil,
                   note: "the same fit and scans through the lab's \(EstimatorKind.shipped.rawValue) estimator (Swift calling GSL), no API layer, 1 core"),
-            .init(name: "IndoorLocator fixes/s [raw samples]", value: r, unit: "fixes/s", target: nil,
+            .init(name: "IndoorLocator fixes/s [raw samples]", measured: r, unit: "fixes/s", target: nil,
                   note: "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core"),
             .init(name: "IndoorLocator memory (one locator)", value: Double(bytes) / 1024, unit: "KiB", target: nil,
                   note: "heap in use after creation and a first fix (glibc mallinfo2)"),

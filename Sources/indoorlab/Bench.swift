@@ -12,13 +12,16 @@ import LabBench
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the lab's speed: simulation, every estimator, IndoorLocator, the tournament, import.",
-        discussion: "Single-core figures unless stated. Example: indoorlab bench --json")
+        discussion: "Single-core figures unless stated; each the median of --rounds rounds, with the slowest and fastest round. Example: indoorlab bench --json")
 
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
     @Option(parsing: .unconditional, help: "Approximate seconds to spend on each figure.")
     var seconds: Double = 1.0
+
+    @Option(parsing: .unconditional, help: "Rounds each figure's seconds are split into; the figure is their median, printed with the slowest and fastest round (on a shared machine one round can run at half speed).")
+    var rounds: Int = LabBenchmark.defaultRounds
 
     @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
     var skipTournament = false
@@ -29,6 +32,7 @@ struct Bench: ParsableCommand {
 
     func validate() throws {
         guard seconds > 0, seconds <= 3600 else { throw ValidationError("--seconds must be more than 0 and at most 3600") }
+        guard (1...100).contains(rounds) else { throw ValidationError("--rounds must be between 1 and 100, found \(rounds)") }
         if only != nil && skipTournament { throw ValidationError("--skip-tournament and --only do not go together: --only lists the groups that run") }
         _ = try groups()
     }
@@ -50,14 +54,15 @@ struct Bench: ParsableCommand {
 
     func run() throws {
         let chosen = try groups()
-        let figures = try reportingInputErrors { try LabBenchmark.run(seconds: seconds, groups: chosen) }
+        let figures = try reportingInputErrors { try LabBenchmark.run(seconds: seconds, rounds: rounds, groups: chosen) }
         if json {
             try writeOutput(jsonString(figures), to: nil)
         } else {
             for f in figures {
                 let target = f.target.map { "  (target ≥ \(Bench.human($0)))" } ?? ""
                 let width = figures.map(\.name.count).max() ?? 0
-                print("\(f.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)  \(f.note)")
+                let spread = f.rounds.flatMap { n in n > 1 ? f.lowest.flatMap { lo in f.highest.map { "  [\(n) rounds \(Bench.human(lo))–\(Bench.human($0))]" } } : nil } ?? ""
+                print("\(f.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)\(spread)  \(f.note)")
             }
         }
     }

@@ -218,6 +218,15 @@ func temporaryDirectory() throws -> URL {
         #expect(names.contains("simulate readings/s [open-hall]"))
         #expect(names.contains("fixes/s [least-squares]"))
         #expect(figures?.allSatisfy { ($0["value"] as? Double ?? 0) > 0 } == true)
+        // Rate figures are the median of their rounds (3 by default), which lies between the slowest and the fastest.
+        let rated = figures?.filter { $0["rounds"] != nil } ?? []
+        #expect(rated.count >= 20)
+        for f in rated {
+            let v = f["value"] as? Double ?? .nan, lo = f["lowest"] as? Double ?? .nan, hi = f["highest"] as? Double ?? .nan
+            #expect(f["rounds"] as? Int == 3 && lo <= v && v <= hi, "\(f)")
+        }
+        let one = try indoorlab(["bench", "--only", "locator", "--seconds", "0.02", "--rounds", "1"])
+        #expect(one.status == 0 && !one.stdout.contains("rounds"), "\(one.stdout)")
     }
 
     @Test func helpExplainsEachCommand() throws {
@@ -442,7 +451,8 @@ func temporaryDirectory() throws -> URL {
     /// crashed (--draws near Int.max), exhausted memory (--draws 10⁹), never ended (--seconds inf) or did nothing.
     @Test func unboundedWorkIsRefused() throws {
         for args in [["tune", "open-hall", "--draws", "1001"], ["plan", "open-hall", "--target-p90", "3", "--draws", "9223372036854775807"],
-                     ["plan", "open-hall", "--target-p90", "inf"], ["bench", "--seconds", "inf"], ["bench", "--only", ""]] {
+                     ["plan", "open-hall", "--target-p90", "inf"], ["bench", "--seconds", "inf"], ["bench", "--only", ""],
+                     ["bench", "--rounds", "0"], ["bench", "--rounds", "101"]] {
             let r = try indoorlab(args)
             #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stdout.isEmpty && !r.stderr.contains("Fatal error"), "\(args): \(r.stderr)")
