@@ -84,6 +84,10 @@ public struct RealProtocol: Sendable {
 /// The bundled protocols over the two real datasets of `../shared/datasets` (imported on the fly into
 /// `scratch`, a directory the caller removes).
 public enum RealProtocols {
+    /// What a UJI protocol's summary adds: its scans are static reference points, each a new track, so a smoother has no
+    /// later scan to use and equals its filter there.
+    static let staticPoints = " (static reference points, each a new track: the smoothers equal their filters)"
+
     /// Whether `datasets` holds either dataset ``bundled(datasets:scratch:includeMatched:)`` reads (checked before a
     /// tournament runs, not after).
     public static func present(in datasets: String) -> Bool {
@@ -112,15 +116,15 @@ public enum RealProtocols {
             let strong = try importUJI(-4)
             for tx in [-12, -20] {
                 let weak = try importUJI(tx)
-                out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at \(tx) dBm",
+                out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at −\(abs(tx)) dBm" + RealProtocols.staticPoints,
                                         calibration: strong, scored: weak))
                 if includeMatched {
-                    out.append(RealProtocol(name: "uji-tx\(tx)-matched", summary: "UJI Geotec: model fitted and scored at \(tx) dBm (reference)",
+                    out.append(RealProtocol(name: "uji-tx\(tx)-matched", summary: "UJI Geotec: model fitted and scored at −\(abs(tx)) dBm (reference)",
                                             calibration: weak, scored: weak))
                 }
             }
             let (even, odd) = strong.splitByReferencePoint()
-            out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones",
+            out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones" + RealProtocols.staticPoints,
                                     calibration: even, scored: odd))
         }
         let danis = datasets + "/danis-ble-tracks/trk"

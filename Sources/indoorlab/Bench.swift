@@ -20,7 +20,7 @@ struct Bench: ParsableCommand {
     @Option(parsing: .unconditional, help: "Approximate seconds to spend on each figure.")
     var seconds: Double = 1.0
 
-    @Option(parsing: .unconditional, help: "Rounds each figure's seconds are split into; the figure is their median, printed with the slowest and fastest round (on a shared machine one round can run at half speed).")
+    @Option(parsing: .unconditional, help: "Rounds each figure's seconds are split into, 1–100; the figure is their median, printed with the slowest and fastest round (on a shared machine one round can run at half speed).")
     var rounds: Int = LabBenchmark.defaultRounds
 
     @Flag(help: "Skip the full tournament timing (5 scenarios × 10 seeds × all estimators).")
@@ -59,7 +59,8 @@ struct Bench: ParsableCommand {
             try writeOutput(jsonString(figures), to: nil)
         } else {
             for f in figures {
-                let target = f.target.map { "  (target ≥ \(Bench.human($0)))" } ?? ""
+                // The targets here are floors (the tournament's ceiling is in its note).
+                let target = f.target.map { "  (target ≥ \(Bench.human($0))\(f.value < $0 ? ", not met" : ""))" } ?? ""
                 let width = figures.map(\.name.count).max() ?? 0
                 let spread = f.rounds.flatMap { n in n > 1 ? f.lowest.flatMap { lo in f.highest.map { "  [\(n) rounds \(Bench.human(lo))–\(Bench.human($0))]" } } : nil } ?? ""
                 print("\(f.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)\(spread)  \(f.note)")

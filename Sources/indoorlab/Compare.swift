@@ -23,14 +23,14 @@ struct Compare: ParsableCommand {
     @Argument(help: "Scenario files or bundled names (default: every bundled scenario).")
     var scenarios: [String] = []
 
-    @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–\(Compare.maximumSeeds).")
+    @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–\(Compare.maximumSeeds). With --real, the particle filters run on the real protocols once per seed too, and their figures there pool the seeds.")
     var seeds: Int = 10
 
     /// The leaderboard keeps every fix of every seed in memory: about 20 MB per seed for the five bundled
     /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
     static let maximumSeeds = 200
 
-    @Option(parsing: .unconditional, help: "First seed (with --real, the real protocols' particle filters run once per seed of the run, as the scenarios do).")
+    @Option(parsing: .unconditional, help: "First seed.", transform: parseSeed)
     var seed: UInt64 = 1
 
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
@@ -73,6 +73,12 @@ struct Compare: ParsableCommand {
         }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
         guard !estimators.isEmpty else { throw ValidationError("--estimators needs at least one estimator") }
+        if let real {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--real \(real): no such directory (give the folder that holds uji-ble-geo and danis-ble-tracks, e.g. ../shared/datasets)")
+            }
+        }
         if let real, !RealProtocols.present(in: real) {
             throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")
         }
@@ -141,12 +147,14 @@ struct Compare: ParsableCommand {
             print(LeaderboardTable.render(board))
             if let tracking = board.tracking, !tracking.isEmpty { print(LeaderboardTable.tracking(tracking)) }
             for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
-            if !protocols.isEmpty, seedList.count > 1 {
-                print("real protocols: the estimators that draw (\(EstimatorKind.allCases.filter(\.inputs.draws).map(\.rawValue).joined(separator: ", "))) ran once per seed, the others once")
+            let drawing = estimators.filter(\.inputs.draws)
+            if !protocols.isEmpty, seedList.count > 1, !drawing.isEmpty {
+                print("real protocols: \(drawing.map(\.rawValue).joined(separator: ", ")) (which draw random numbers) ran once per seed, their figures pooled over the \(seedList.count) seeds; the other estimators, whose fixes no seed changes, once")
             }
             if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
-            // Epochs as scored by the estimators that ran on every seed (a real protocol scores the others once).
-            let epochs = Set(results.lazy.map { EpochKey(scenario: $0.scenario, seed: $0.seed, walk: $0.walk, epoch: $0.epoch) }).count
+            // Distinct epochs: a real protocol's scans count once, however many seeds its particle filters ran.
+            let real = Set(protocols.map(\.name))
+            let epochs = Set(results.lazy.map { EpochKey(scenario: $0.scenario, seed: real.contains($0.scenario) ? 0 : $0.seed, walk: $0.walk, epoch: $0.epoch) }).count
             print("\(counted(epochs, "epoch")) × \(counted(estimators.count, "estimator")) in \(String(format: "%.1f", elapsed)) s")
         }
         // Plots read saved results, never the run in memory: with --plots and no --out, save to a temporary directory.
@@ -263,7 +271,7 @@ enum LeaderboardTable {
             let trackers = mine.filter { $0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
             let snapshots = mine.filter { !$0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
             if let t = trackers.min(by: { $0.metrics.p75 < $1.metrics.p75 }), let s = snapshots.min(by: { $0.metrics.p75 < $1.metrics.p75 }) {
-                out += "best tracker \(t.estimator.rawValue)\(t.estimator.inputs.offline ? " (offline)" : "") P75 \(m(t.metrics.p75)) vs best snapshot \(s.estimator.rawValue) \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
+                out += "best tracker \(t.estimator.rawValue)\(t.estimator.inputs.offline ? " (offline)" : "") P75 \(m(t.metrics.p75)) vs the best snapshot estimator on these walks, \(s.estimator.rawValue), \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
             }
         }
         return out

@@ -111,8 +111,16 @@ func checkOutput(_ path: String?, inputs: [String]) throws {
 
 /// Options shared by every command that draws random numbers.
 struct SeedOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Seed for every random draw; the same seed gives byte-identical output.")
+    @Option(parsing: .unconditional, help: "Seed for every random draw; the same seed gives byte-identical output.", transform: parseSeed)
     var seed: UInt64 = 1
+}
+
+/// A seed: a whole number from 0 to 2⁶⁴ − 1.
+func parseSeed(_ text: String) throws -> UInt64 {
+    guard let v = UInt64(text.trimmingCharacters(in: .whitespaces)) else {
+        throw ValidationError("expected a whole number from 0 to \(UInt64.max), found '\(text)'")
+    }
+    return v
 }
 
 /// A progress line on standard error, only when it is a terminal.

@@ -648,14 +648,47 @@ func temporaryDirectory() throws -> URL {
         let odd = try indoorlab(["import", "--format", "uji", "x", "-o", "/tmp/never.sqlite", "--tx-power", "-5"])
         #expect(odd.status == 64 && odd.stderr.contains("-4, -12, -20"), "\(odd.stderr)")
         let real = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", "/nonexistent"])
-        #expect(real.status == 64 && real.stderr.contains("found neither") && real.stdout.isEmpty, "\(real.stderr)")
+        #expect(real.status == 64 && real.stderr.contains("no such directory") && real.stdout.isEmpty, "\(real.stderr)")
+        let empty = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", root.appendingPathComponent("Scenarios").path])
+        #expect(empty.status == 64 && empty.stderr.contains("found neither") && empty.stdout.isEmpty, "\(empty.stderr)")
+    }
+
+    /// With --real over two seeds, the particle filter runs on the real protocols once per seed and the others once: the
+    /// output says so only when an estimator that draws ran, and counts each real scan once.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: root.appendingPathComponent("../shared/datasets/uji-ble-geo/dep/geo.csv").path),
+                   "needs ../shared/datasets"))
+    func realProtocolsOverSeveralSeeds() throws {
+        let datasets = root.appendingPathComponent("../shared/datasets").standardizedFileURL.path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("real-seeds-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let r = try indoorlab(["compare", "open-hall", "--seeds", "2", "--conditions", "ideal", "--estimators", "weighted-centroid,particle-filter",
+                               "--real", datasets, "--out", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("real protocols: particle-filter (which draw random numbers) ran once per seed, their figures pooled over the 2 seeds"))
+        // The epochs the line counts: open-hall's of both seeds, each real protocol's scans once.
+        var epochs = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: out) where file.hasSuffix("-epochs.csv") {
+            let rows = try String(contentsOfFile: out + "/" + file, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            let real = !file.hasPrefix("open-hall")
+            var seen = Set<String>(), seeds: [String: Set<String>] = [:]
+            for c in rows {   // scenario, seed, estimator, walk, epoch, …
+                seen.insert((real ? "" : String(c[1])) + "/" + c[3] + "/" + c[4])
+                seeds[String(c[2]), default: []].insert(String(c[1]))
+            }
+            epochs += seen.count
+            if real { #expect(seeds["particle-filter"] == ["1", "2"] && seeds["weighted-centroid"] == ["1"], "\(file): \(seeds)") }
+        }
+        #expect(epochs > 2000 && r.stdout.contains("\n\(epochs) epochs × 2 estimators in "), "\(epochs): \(r.stdout.suffix(300))")
+        let once = try indoorlab(["compare", "open-hall", "--seeds", "2", "--conditions", "ideal", "--estimators", "weighted-centroid", "--real", datasets])
+        #expect(once.status == 0 && !once.stdout.contains("ran once per seed"), "\(once.stderr)")
     }
 
     /// A negative number is read as the option's value ("--seed -5" is an invalid seed, "--offset -15" a weak
     /// phone), not as a missing value followed by an unknown option.
     @Test func aNegativeNumberIsAnOptionsValue() throws {
         let seed = try indoorlab(["simulate", "open-hall", "--seed", "-5"])
-        #expect(seed.status == 64 && seed.stderr.contains("The value '-5' is invalid for '--seed <seed>'"), "\(seed.stderr)")
+        #expect(seed.status == 64 && seed.stderr.contains("The value '-5' is invalid for '--seed <seed>'")
+                && seed.stderr.contains("expected a whole number from 0 to 18446744073709551615"), "\(seed.stderr)")
         let target = try indoorlab(["plan", "open-hall", "--target-p90", "-1"])
         #expect(target.status == 64 && target.stderr.contains("--target-p90 must be a positive number of metres"), "\(target.stderr)")
         let dir = try temporaryDirectory()
