@@ -30,7 +30,8 @@ public struct BenchFigure: Encodable, Sendable {
     /// A figure measured in rounds: its value the rounds' median.
     public init(name: String, measured: LabBenchmark.Measured, unit: String, target: Double?, note: String) {
         self.init(name: name, value: measured.median, unit: unit, target: target, note: note)
-        rounds = measured.rounds.count; lowest = measured.rounds.min(); highest = measured.rounds.max()
+        let sorted = SortedSample(measured.rounds)
+        rounds = sorted.count; lowest = sorted.values.first; highest = sorted.values.last
     }
 }
 
@@ -67,11 +68,8 @@ public enum LabBenchmark {
     /// A figure's rounds, in work units per second.
     public struct Measured: Sendable {
         public var rounds: [Double]
-        /// The median round (the mean of the two middle ones for an even count).
-        public var median: Double {
-            let s = rounds.sorted(), n = s.count
-            return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
-        }
+        /// The median round (the mean of the two middle ones for an even count: the lab's linear quantile).
+        public var median: Double { SortedSample(rounds).quantile(0.5) }
     }
 
     /// Runs `body` repeatedly for about `timing.seconds`, in `timing.rounds` rounds of equal length; each round's work

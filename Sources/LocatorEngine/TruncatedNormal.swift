@@ -13,6 +13,12 @@ package enum TruncatedNormal {
     /// 6·10⁻⁹: the heard mean moves by less than 10⁻⁸ σ).
     package static let untruncatedBeyond = 6.0
 
+    /// α = (S − μ)/σ, at most 30, for a mean the sensitivity truncates; nil beyond ``untruncatedBeyond`` σ above it.
+    @inline(__always) static func truncation(_ mu: Double, sensitivity: Double, sigma: Double) -> Double? {
+        let a = min((sensitivity - mu) / sigma, 30)
+        return a > -untruncatedBeyond ? a : nil
+    }
+
     /// λ(α) = φ(α)/(1 − Φ(α)), exactly (one erfc and one exp); α at most 30.
     @inline(__always) package static func hazard(_ a: Double) -> Double {
         let a = min(a, 30)
@@ -22,8 +28,7 @@ package enum TruncatedNormal {
     /// The mean of the readings that clear `sensitivity` when their law's mean is `mu`, and its derivative in μ:
     /// m = μ + σ·λ(α), dm/dμ = 1 − λ(λ − α). Beyond ``untruncatedBeyond`` σ above the sensitivity, (μ, 1).
     @inline(__always) package static func heardMean(_ mu: Double, sensitivity: Double, sigma: Double) -> (m: Double, slope: Double) {
-        let a = min((sensitivity - mu) / sigma, 30)
-        guard a > -untruncatedBeyond else { return (mu, 1) }
+        guard let a = truncation(mu, sensitivity: sensitivity, sigma: sigma) else { return (mu, 1) }
         let lambda = hazard(a)
         return (mu + sigma * lambda, min(max(1 - lambda * (lambda - a), 0), 1))
     }
@@ -50,8 +55,7 @@ package enum TruncatedNormal {
         /// ``TruncatedNormal/heardMean(_:sensitivity:sigma:)``'s mean with λ from the table (within 2·10⁻⁵·σ·max(1, α)
         /// of it), for loops that only compare costs.
         @inline(__always) package func heardMean(_ mu: Double, sensitivity: Double, sigma: Double) -> Double {
-            let a = min((sensitivity - mu) / sigma, 30)
-            guard a > -untruncatedBeyond else { return mu }
+            guard let a = TruncatedNormal.truncation(mu, sensitivity: sensitivity, sigma: sigma) else { return mu }
             return mu + sigma * hazard(a)
         }
 

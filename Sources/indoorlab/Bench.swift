@@ -62,7 +62,8 @@ struct Bench: ParsableCommand {
                 // The targets here are floors (the tournament's ceiling is in its note).
                 let target = f.target.map { "  (target ≥ \(Bench.human($0))\(f.value < $0 ? ", not met" : ""))" } ?? ""
                 let width = figures.map(\.name.count).max() ?? 0
-                let spread = f.rounds.flatMap { n in n > 1 ? f.lowest.flatMap { lo in f.highest.map { "  [\(n) rounds \(Bench.human(lo))–\(Bench.human($0))]" } } : nil } ?? ""
+                var spread = ""
+                if let n = f.rounds, n > 1, let lo = f.lowest, let hi = f.highest { spread = "  [\(n) rounds \(Bench.human(lo))–\(Bench.human(hi))]" }
                 print("\(f.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(Bench.human(f.value).leftPad(10)) \(f.unit)\(target)\(spread)  \(f.note)")
             }
         }

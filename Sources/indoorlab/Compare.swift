@@ -78,9 +78,9 @@ struct Compare: ParsableCommand {
             guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("--real \(real): no such directory (give the folder that holds uji-ble-geo and danis-ble-tracks, e.g. ../shared/datasets)")
             }
-        }
-        if let real, !RealProtocols.present(in: real) {
-            throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")
+            guard RealProtocols.present(in: real) else {
+                throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")
+            }
         }
     }
 
