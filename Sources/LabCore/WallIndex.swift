@@ -1,7 +1,10 @@
 /// The walls of a venue prepared for fast line-of-sight queries: the loss, in dB, of every wall the
 /// straight line between two points crosses (each wall once). Shared by the simulator, which applies the
 /// losses, and the floorplan-aware estimator, which models them.
-public struct WallIndex: Sendable {
+///
+/// A class (immutable, so it behaves as a value): copying a venue, a simulator or a solver's frozen model then retains
+/// one reference, not its ten arrays (a copy per residual evaluation was a tenth of an offset-free fix).
+public final class WallIndex: Sendable {
     public let walls: [Wall]
     let minX: [Double], maxX: [Double], minY: [Double], maxY: [Double]
     let ax: [Double], ay: [Double], bx: [Double], by: [Double], loss: [Double]

@@ -70,8 +70,10 @@ package final class FixProblem {
     // Censored terms: beacon position, height offset, P0, missed advertisements.
     let cx, cy, cdz, cp0, cmissed: UnsafeMutablePointer<Double>
     package private(set) var censoredCount = 0
-    // Bearing terms: landmark position, heading in radians, 1/σθ.
-    var lx: [Double] = [], ly: [Double] = [], lheading: [Double] = [], lweight: [Double] = []
+    // Bearing terms: landmark position, heading in radians, 1/σθ; one block that grows (a scan has any number of headings).
+    private(set) var lx: UnsafeMutablePointer<Double>, ly: UnsafeMutablePointer<Double>
+    private(set) var lheading: UnsafeMutablePointer<Double>, lweight: UnsafeMutablePointer<Double>
+    private var bearingCapacity = 0
     package private(set) var bearingCount = 0
     /// A prior on δ: (mean, σ), dB.
     package var offsetPrior: (mean: Double, sigma: Double)?
@@ -106,6 +108,7 @@ package final class FixProblem {
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
         bslope = slice(18); slopePoint = slice(19)
         rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
+        lx = .allocate(capacity: 4); ly = lx + 1; lheading = lx + 2; lweight = lx + 3   // grown on the first bearing
         self.capacity = 3 * termCapacity + 8
         f = .allocate(capacity: self.capacity)
         J = .allocate(capacity: self.capacity * 3)
@@ -127,6 +130,7 @@ package final class FixProblem {
     deinit {
         bx.deallocate()   // the block all term buffers live in
         rayEnds.deallocate()
+        lx.deallocate()   // the bearing block
         f.deallocate()
         J.deallocate()
     }
@@ -181,8 +185,13 @@ package final class FixProblem {
     }
 
     package func addBearing(landmark: Point, headingDegrees: Double, sigmaDegrees: Double) {
-        if lx.count == bearingCount {
-            lx.append(0); ly.append(0); lheading.append(0); lweight.append(0)
+        if bearingCount == bearingCapacity {
+            let grown = max(2 * bearingCapacity, 4)
+            let block = UnsafeMutablePointer<Double>.allocate(capacity: 4 * grown)
+            for (k, old) in [lx, ly, lheading, lweight].enumerated() { (block + k * grown).update(from: old, count: bearingCount) }
+            lx.deallocate()
+            lx = block; ly = block + grown; lheading = block + 2 * grown; lweight = block + 3 * grown
+            bearingCapacity = grown
         }
         let i = bearingCount
         lx[i] = landmark.x; ly[i] = landmark.y; lheading[i] = headingDegrees * .pi / 180
@@ -372,11 +381,12 @@ package final class FixProblem {
 
 /// A ``FixProblem`` frozen for one solve: its terms and settings as values and pointers, so that evaluating the
 /// residuals and the Jacobian — the solvers' inner loop — touches no class state (no exclusivity checks, no
-/// reference counting). Valid while its problem lives and is not changed.
+/// reference counting; a copy is a copy of numbers and pointers). Valid while its problem lives and is not changed.
 package struct FixModel {
     package let unknowns: Int
     let domain: FixProblem.Domain
-    let walls: WallIndex?
+    /// Unowned: the problem holds the walls, and a model copied per residual evaluation then retains nothing.
+    unowned(unsafe) let walls: WallIndex?
     let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
     let truncated: Bool
     /// The mean RSSI from which heard readings count as untruncated (``TruncatedNormal/untruncatedBeyond`` σ above the
@@ -389,14 +399,14 @@ package struct FixModel {
     /// (which frieze a bearing matches, a particle filter's resampling), and those stay where they were.
     let ln = FastLog.shared
     /// λ's table, for the stated region's cost (``profiledCost(x:y:delta:)``).
-    let lookup = TruncatedNormal.lookup
+    unowned(unsafe) let lookup = TruncatedNormal.lookup
     let bx, by, bdz, bp0, brssi, bweight, brange, brobust: UnsafeMutablePointer<Double>
     let rssiCount: Int
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
     let rangeCount: Int
     let cx, cy, cdz, cp0, cmissed: UnsafeMutablePointer<Double>
     let censoredCount: Int
-    let lx, ly, lheading, lweight: [Double]
+    let lx, ly, lheading, lweight: Buffer
     let bearingCount: Int
     let prior: (mean: Double, sigma: Double)?
     let statePrior: StatePrior?
@@ -454,7 +464,7 @@ package struct FixModel {
          rssi: (Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
-         bearings: ([Double], [Double], [Double], [Double], Int),
+         bearings: (Buffer, Buffer, Buffer, Buffer, Int),
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated

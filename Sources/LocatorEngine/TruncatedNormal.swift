@@ -36,8 +36,8 @@ package enum TruncatedNormal {
     /// λ(α) and ln(1 − Φ(α)) from tables, for inner loops that evaluate them per particle and beacon: λ linear
     /// between points 1/64 apart on [−6, 8] (its asymptotic series beyond, 0 below), within 2·10⁻⁵·max(1, α) of
     /// ``hazard(_:)``; ln(1 − Φ) on [−8, 8] (ln φ − ln λ beyond, 0 below), within 10⁻⁴. Made once for the
-    /// process (``lookup``); ln Φ(α) is `logSurvival(−α)`.
-    package struct Lookup: Sendable {
+    /// process (``lookup``); ln Φ(α) is `logSurvival(−α)`. A class, so that a model holding it copies no tables' references.
+    package final class Lookup: Sendable {
         private let hazards = InterpolatedTable(from: -6, points: 14 * 64 + 1, perUnit: 64) { TruncatedNormal.hazard($0) }
         /// ln(1 − Φ): the floored table with no floor.
         private let survival = FlooredLogSurvival(floor: 0)

@@ -217,6 +217,15 @@ func temporaryDirectory() throws -> URL {
         let names = figures?.compactMap { $0["name"] as? String } ?? []
         #expect(names.contains("simulate readings/s [open-hall]"))
         #expect(names.contains("fixes/s [least-squares]"))
+        // The solver-bound fits' targets are throughput on every core; their one-core figures carry none.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        for kind in ["least-squares", "offset-free"] {
+            let one = figures?.first { $0["name"] as? String == "fixes/s [\(kind)]" }
+            let all = figures?.first { $0["name"] as? String == "fixes/s [\(kind), \(cores) cores]" }
+            #expect(one != nil && one?["target"] == nil, "\(String(describing: one))")
+            #expect(all?["target"] as? Double == 100_000, "\(String(describing: all))")
+            #expect((all?["note"] as? String)?.contains("100% fixed") == true, "\(String(describing: all))")
+        }
         #expect(figures?.allSatisfy { ($0["value"] as? Double ?? 0) > 0 } == true)
         // Rate figures are the median of their rounds (3 by default), which lies between the slowest and the fastest.
         let rated = figures?.filter { $0["rounds"] != nil } ?? []

@@ -325,6 +325,31 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
     }
 }
 
+@Suite struct BearingTermTests {
+    /// Bearing terms live in one block that grows with the headings of a scan: nine of them (two growths) each keep their
+    /// landmark, heading and weight, and after a reset the same block serves the next scan.
+    @Test func bearingTermsSurviveTheirBlockGrowing() {
+        let venue = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
+        let problem = FixProblem(venue: venue, domain: .rssi)
+        let at = Point(7, 5)
+        for pass in 0..<2 {
+            problem.reset()
+            var expected: [Double] = []
+            for k in 0..<9 {
+                let landmark = Point(Double(3 * k), 20 - Double(k)), heading = 40 * Double(k) + Double(pass), sigma = 2 + Double(k)
+                problem.addBearing(landmark: landmark, headingDegrees: heading, sigmaDegrees: sigma)
+                var diff = heading * .pi / 180 - atan2(landmark.x - at.x, landmark.y - at.y)
+                while diff > .pi { diff -= 2 * .pi }
+                while diff <= -.pi { diff += 2 * .pi }
+                expected.append(diff / (sigma * .pi / 180))
+            }
+            let r = problem.residuals(at: at)
+            #expect(r.count == 9)
+            for k in 0..<9 { #expect(abs(r[k] - expected[k]) < 1e-9, "pass \(pass), bearing \(k): \(r[k]) vs \(expected[k])") }
+        }
+    }
+}
+
 @Suite struct ModelErrorTests {
     /// Each beacon's mean of k readings counts with variance σ²/k + σ_m². With every beacon heard as often, the
     /// weights scale alike: the fix is the same and its covariance grows by (σ²/k + σ_m²)/(σ²/k). With unequal
