@@ -1,5 +1,6 @@
 // A complete example of IndoorLocator as an app would use it: describe the venue, feed scans (RSSI, and ranges
-// from a UWB accessory), read fixes with their 95% ellipse, stream measurements.
+// from a UWB accessory), read fixes with their 95% ellipse, stream measurements, and as an AsyncSequence. Everything
+// but step 7 uses only the IndoorLocator product; step 7 loads a scenario file with IndoorLocatorScenarios.
 // Run: swift run LocatorExample [SCENARIO.yaml]
 import Foundation
 import IndoorLocator
@@ -52,12 +53,32 @@ do {
     }
     print("stream:      " + describe(locator.currentLocation(at: t0 + 0.5)))
 
-    // 5. Too little to go on: a typed reason, never a crash; RSSI 0 (CoreLocation's "unknown") is ignored and counted.
+    // 5. The same as an AsyncSequence, as a scanner's callback would feed it: a phone walking east along y = 4 for
+    //    three seconds, each beacon heard every 0.25 s. One outcome per scan window (1 s); a window's outcome comes
+    //    when the first measurement after it arrives, or when the input finishes.
+    let (measurements, feed) = AsyncStream<LocatorInput>.makeStream()
+    let walker = try IndoorLocator(beacons: beacons, pathLoss: model, rooms: rooms, area: (width: 20, depth: 12), seed: 7)
+    let tracked = Task {
+        var lines: [String] = []
+        for await outcome in walker.locations(from: measurements) { lines.append(describe(outcome)) }
+        return lines
+    }
+    for k in 0..<12 {
+        let here = Position(x: 4 + 0.25 * Double(k), y: 4)
+        for b in beacons.prefix(5) {
+            let rssi = model.measuredPower - 10 * model.exponent * log10(here.distance(to: b.position))
+            feed.yield(.rssi(RSSISample(beacon: b.identity, rssi: rssi, timestamp: t0 + 10 + 0.25 * Double(k))))
+        }
+    }
+    feed.finish()   // the input ends: the last window's outcome follows
+    for (w, line) in await tracked.value.enumerated() { print("window \(w + 1):    " + line) }
+
+    // 6. Too little to go on: a typed reason, never a crash; RSSI 0 (CoreLocation's "unknown") is ignored and counted.
     let poor = [scan[0], RSSISample(beacon: scan[1].beacon, rssi: 0)]
     let outcome = locator.locate(poor)
     print("poor scan:   " + describe(outcome) + " — ignored: \(outcome.ignored.rssiUnknown) with RSSI 0")
 
-    // 6. A real venue from a scenario file, with a heading toward a frieze.
+    // 7. A real venue from a scenario file, with a heading toward a frieze.
     if CommandLine.arguments.count > 1 {
         let court = try IndoorLocator(scenarioAt: CommandLine.arguments[1])
         print("scenario:    \(court.beacons.count) beacons, friezes: \(court.friezes.map(\.name).joined(separator: ", "))")

@@ -371,6 +371,7 @@ public final class IndoorLocator: @unchecked Sendable {
             guard s.rssi.isFinite else { ignored.notFinite += 1; continue }
             if s.rssi == 0 { ignored.rssiUnknown += 1; continue }
             if s.rssi > 0 { ignored.rssiPositive += 1; continue }
+            if s.rssi < RSSISample.weakestRSSI { ignored.rssiTooWeak += 1; continue }
             w.sums[i] += s.rssi
             w.counts[i] += 1
             newestUsed = max(newestUsed, s.timestamp.timeIntervalSinceReferenceDate)

@@ -196,14 +196,18 @@ public struct Room: Sendable, Hashable {
 public struct RSSISample: Sendable, Hashable {
     /// Who sent it.
     public var beacon: BeaconIdentity
-    /// Received signal strength, dBm. 0 (CoreLocation's "unknown"), positive values and NaN are ignored and
-    /// counted in ``IgnoredSamples``.
+    /// Received signal strength, dBm. 0 (CoreLocation's "unknown"), positive values, values below
+    /// ``weakestRSSI`` and NaN are ignored and counted in ``IgnoredSamples``.
     public var rssi: Double
     /// When it was heard.
     public var timestamp: Date
 
-    /// Creates a sample.
-    public init(beacon: BeaconIdentity, rssi: Double, timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+    /// The weakest RSSI a Bluetooth controller reports, dBm: its RSSI is a signed byte, −127 to +20 dBm. Anything
+    /// weaker did not come from a radio.
+    public static let weakestRSSI = -127.0
+
+    /// Creates a sample; without a timestamp, heard now (the stream's scan windows go by the timestamps).
+    public init(beacon: BeaconIdentity, rssi: Double, timestamp: Date = Date()) {
         self.beacon = beacon; self.rssi = rssi; self.timestamp = timestamp
     }
 }
@@ -249,9 +253,10 @@ public struct RangeSample: Sendable, Hashable {
     /// When it was measured.
     public var timestamp: Date
 
-    /// Creates a range; without a σ, the technology's ``RangingTechnology/typicalSigma(at:)``.
+    /// Creates a range; without a σ, the technology's ``RangingTechnology/typicalSigma(at:)``; without a timestamp,
+    /// measured now.
     public init(beacon: BeaconIdentity, distance: Double, sigma: Double? = nil, technology: RangingTechnology,
-                timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+                timestamp: Date = Date()) {
         self.beacon = beacon; self.distance = distance; self.technology = technology; self.timestamp = timestamp
         self.sigma = sigma ?? technology.typicalSigma(at: distance)
     }
@@ -268,8 +273,8 @@ public struct CompassHeading: Sendable, Hashable {
     /// When it was taken.
     public var timestamp: Date
 
-    /// Creates a heading.
-    public init(degrees: Double, accuracy: Double = 10, frieze: String? = nil, timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+    /// Creates a heading; without a timestamp, taken now.
+    public init(degrees: Double, accuracy: Double = 10, frieze: String? = nil, timestamp: Date = Date()) {
         self.degrees = degrees; self.accuracy = accuracy; self.frieze = frieze; self.timestamp = timestamp
     }
 }
@@ -289,9 +294,10 @@ public struct StepSample: Sendable, Hashable {
     /// When the step ended.
     public var timestamp: Date
 
-    /// Creates a step. The default σs suit a phone held in front: 0.15 m (a step-length model's error), 10°.
+    /// Creates a step. The default σs suit a phone held in front: 0.15 m (a step-length model's error), 10°; without a
+    /// timestamp, the step ended now.
     public init(length: Double, heading: Double, lengthAccuracy: Double = 0.15, headingAccuracy: Double = 10,
-                timestamp: Date = Date(timeIntervalSinceReferenceDate: 0)) {
+                timestamp: Date = Date()) {
         self.length = length; self.heading = heading; self.lengthAccuracy = lengthAccuracy
         self.headingAccuracy = headingAccuracy; self.timestamp = timestamp
     }
@@ -373,6 +379,8 @@ public struct IgnoredSamples: Sendable, Hashable {
     public var rssiUnknown = 0
     /// RSSI above 0 dBm: not a received power a phone can report.
     public var rssiPositive = 0
+    /// RSSI below ``RSSISample/weakestRSSI`` (−127 dBm): weaker than any Bluetooth controller reports.
+    public var rssiTooWeak = 0
     /// RSSI, range, σ or heading not a finite number.
     public var notFinite = 0
     /// A range below 0 or a σ not above 0.
@@ -386,7 +394,7 @@ public struct IgnoredSamples: Sendable, Hashable {
     public init() {}
 
     /// How many samples were ignored in all.
-    public var total: Int { unknownBeacon + rssiUnknown + rssiPositive + notFinite + invalidRange + unknownFrieze + invalidStep }
+    public var total: Int { unknownBeacon + rssiUnknown + rssiPositive + rssiTooWeak + notFinite + invalidRange + unknownFrieze + invalidStep }
 }
 
 /// A position fix.

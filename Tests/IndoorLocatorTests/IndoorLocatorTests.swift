@@ -86,13 +86,20 @@ func builtProduct(_ name: String) -> URL {
         let p = Position(x: 5, y: 5)
         var scan = exactScan(at: p)
         scan.append(RSSISample(beacon: BeaconIdentity(uuid: UUID(), major: 1, minor: 1), rssi: -40))
-        // CoreLocation reports 0 for "not heard this second"; NaN and positive values are not readings either.
-        for bad in [0.0, .nan, .infinity, 3.0] { scan.append(RSSISample(beacon: placements[0].identity, rssi: bad)) }
+        // CoreLocation reports 0 for "not heard this second"; NaN, positive values and anything below what a Bluetooth
+        // controller can report (−127 dBm) are not readings either.
+        for bad in [0.0, .nan, .infinity, 3.0, -127.5, -200] { scan.append(RSSISample(beacon: placements[0].identity, rssi: bad)) }
         let l = try #require(locator.locate(scan).location)
         #expect(l.position.distance(to: p) < 1e-5)
         #expect(l.ignored.unknownBeacon == 1 && l.ignored.rssiUnknown == 1 && l.ignored.notFinite == 2 && l.ignored.rssiPositive == 1)
-        #expect(l.ignored.total == 5)
+        #expect(l.ignored.rssiTooWeak == 2)
+        #expect(l.ignored.total == 7)
         #expect(l.beaconsUsed.count == 5)
+        // The weakest reading a controller reports still counts.
+        var weak = exactScan(at: p)
+        weak[1].rssi = RSSISample.weakestRSSI
+        let w = try #require(locator.locate(weak).location)
+        #expect(w.ignored.total == 0 && w.beaconsUsed.count == 5)
     }
 
     @Test func tooFewBeaconsSaysWhy() throws {
@@ -104,6 +111,9 @@ func builtProduct(_ name: String) -> URL {
         let zeros = two.map { RSSISample(beacon: $0.beacon, rssi: 0) }
         let outcome = locator.locate(zeros)
         #expect(outcome.unavailableReason == .noMeasurements && outcome.ignored.rssiUnknown == 2)
+        // Every beacon far below what a radio reports: no fix at all, rather than one at the venue's edge.
+        let floor = exactScan(at: Position(x: 5, y: 5)).map { RSSISample(beacon: $0.beacon, rssi: -200) }
+        #expect(locator.locate(floor).unavailableReason == .noMeasurements)
         // Collinear beacons: a typed reason.
         let row = (0..<4).map { BeaconPlacement(identity: BeaconIdentity(name: "b\($0)"), position: Position(x: Double($0) * 5, y: 0)) }
         let line = try IndoorLocator(beacons: row, pathLoss: model)
@@ -206,6 +216,8 @@ func builtProduct(_ name: String) -> URL {
         #expect(p.terminationStatus == 0)
         #expect(text.contains("one scan:    located at (6.00 m, 4.00 m)") && text.contains("in west gallery"))
         #expect(text.contains("with UWB:    located at (6.00 m, 4.00 m)") && text.contains("from 6 beacons"))
+        #expect(text.contains("window 1:    located at (4.") && text.contains("window 3:    located at (6.") && !text.contains("window 4"),
+                "three windows of a walk east from x = 4 m, one outcome each")
         #expect(text.contains("poor scan:   no fix: too few beacons") && text.contains("ignored: 1 with RSSI 0"))
         #expect(text.contains("scenario:    12 beacons, friezes:") && text.contains("Aristotle"))
         #expect(text.contains("frieze in view from (50.00 m, 40.00 m)"))
@@ -213,6 +225,20 @@ func builtProduct(_ name: String) -> URL {
 }
 
 @Suite struct InputsAndOutputsTests {
+    /// A measurement made without a timestamp was taken now (a live feed's windows then go by the clock), and a fix
+    /// from such samples is stamped with the newest of them.
+    @Test func measurementsWithoutATimestampAreTakenNow() throws {
+        let before = Date()
+        let scan = placements.map { RSSISample(beacon: $0.identity, rssi: -70) }
+        let range = RangeSample(beacon: placements[0].identity, distance: 3, technology: .uwb)
+        let heading = CompassHeading(degrees: 90), step = StepSample(length: 0.7, heading: 90)
+        let after = Date()
+        for t in scan.map(\.timestamp) + [range.timestamp, heading.timestamp, step.timestamp] { #expect(t >= before && t <= after) }
+        let locator = try IndoorLocator(beacons: placements, pathLoss: model)
+        let l = try #require(locator.locate(scan).location)
+        #expect(l.timestamp == scan.map(\.timestamp).max())
+    }
+
     @Test func identitiesOfEveryKindAreMatched() throws {
         let ids = [BeaconIdentity(uuid: uuid, major: 1, minor: 2),
                    try BeaconIdentity(eddystoneNamespace: "0xEDD1EBEAC04E5DEFA017", instance: "0BDB87539B67"),
