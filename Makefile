@@ -59,7 +59,8 @@ install-files:
 FUZZ_SECONDS ?= 60
 fuzz-build: deps
 	@# The harnesses are recompiled every time: SwiftPM does not when the lab's types change (docs/fuzzing.md).
-	rm -rf Fuzz/.build/*/release/FuzzSupport.build Fuzz/.build/*/release/fuzz_*.build
+	@# Its build plan goes too: with the plan kept, SwiftPM expects the removed output file maps and stops.
+	rm -rf Fuzz/.build/*/release/FuzzSupport.build Fuzz/.build/*/release/fuzz_*.build Fuzz/.build/*/release/description.json Fuzz/.build/release.yaml
 	$(SWIFT) build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build

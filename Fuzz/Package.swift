@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// Fuzz targets for the lab's readers (libFuzzer with AddressSanitizer). A package of its own, so the main
+// Fuzz targets for the lab's readers and the IndoorLocator library (libFuzzer with AddressSanitizer). A package of its own, so the main
 // build never sees `-sanitize=fuzzer`: `make fuzz` builds and runs them (see docs/fuzzing.md).
 import PackageDescription
 
@@ -20,5 +20,7 @@ let package = Package(
         .executableTarget(name: "fuzz-uji", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-danis", dependencies: ["FuzzSupport"]),
         .executableTarget(name: "fuzz-recording", dependencies: ["FuzzSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // The library an app embeds, driven through its public API only.
+        .executableTarget(name: "fuzz-locator", dependencies: ["FuzzSupport", .product(name: "IndoorLocator", package: "IndoorLab")]),
     ]
 )

@@ -91,8 +91,8 @@ public final class IndoorLocator: @unchecked Sendable {
     ///     beacons' bounding box grown by 10 m on each side.
     ///   - seed: the stream's tracker draws random numbers (its particles) from this seed: the same seed and the same
     ///     measurements give the same locations.
-    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, or a
-    ///   value is not finite.
+    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, a value is not
+    ///   finite, or the beacons span more than a `Double` can measure.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
                 walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil, seed: UInt64 = 0) throws {
         guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
@@ -136,6 +136,9 @@ public final class IndoorLocator: @unchecked Sendable {
         } else {
             let xs = beacons.map(\.position.x), ys = beacons.map(\.position.y)
             bounds = Rect(minX: xs.min()! - 10, minY: ys.min()! - 10, maxX: xs.max()! + 10, maxY: ys.max()! + 10)
+            guard bounds.width.isFinite, bounds.height.isFinite else {
+                throw LocatorError("beacons: their positions span more than a number can hold; place them in metres from the venue's corner")
+            }
         }
         self.beacons = beacons
         self.pathLoss = pathLoss
@@ -183,11 +186,18 @@ public final class IndoorLocator: @unchecked Sendable {
     private var learnedOffset: DeviceOffset? { engine.learned.map { DeviceOffset(decibels: $0.mean, sigma: $0.variance.squareRoot()) } }
 
     /// Starts from a known offset of this phone (e.g. measured once against a beacon at 1 m): the fits use it
-    /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB.
-    public func assumeDeviceOffset(_ offset: DeviceOffset) {
+    /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB, one above 100 dB as 100 dB.
+    /// - Throws: ``LocatorError`` (and changes nothing) when the offset is not a number within ±100 dB or its σ is not
+    ///   a finite number ≥ 0.
+    public func assumeDeviceOffset(_ offset: DeviceOffset) throws {
+        guard offset.decibels.isFinite, abs(offset.decibels) <= 100 else {
+            throw LocatorError("deviceOffset: \(offset.decibels) dB is not an offset a phone has (finite, within ±100 dB)")
+        }
+        guard offset.sigma.isFinite, offset.sigma >= 0 else { throw LocatorError("deviceOffset: σ \(offset.sigma) dB must be finite and ≥ 0") }
+        let sigma = min(max(offset.sigma, 1e-3), 100)
         lock.lock(); defer { lock.unlock() }
-        engine.startDevice(offset: (offset.decibels, max(offset.sigma, 1e-3)))
-        tracker.startDevice(knownOffset: (offset.decibels, max(offset.sigma, 1e-3)))
+        engine.startDevice(offset: (offset.decibels, sigma))
+        tracker.startDevice(knownOffset: (offset.decibels, sigma))
         lastTracked = nil
     }
 

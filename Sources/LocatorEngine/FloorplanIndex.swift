@@ -14,6 +14,8 @@ import LabCore
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
     package let cellSize: Double
+    /// The most cells along the grid's longer side.
+    package static let cellsPerSide = 500.0
     /// The walkable floor's area, m²: its grid cells' (at least one cell's).
     package let walkableArea: Double
     package let nx: Int, ny: Int
@@ -34,12 +36,14 @@ package struct FloorplanIndex: Sendable {
     package let beaconCount: Int
 
     /// - Parameters:
-    ///   - cellSize: the grid's cell, metres (at most 250,000 cells: larger venues get larger cells).
+    ///   - cellSize: the grid's cell, metres (at most 250,000 cells, and at most 500 along a side: larger venues, and
+    ///     long narrow ones, get larger cells). The venue's bounds must be finite.
     ///   - attenuations: also make the attenuation grid (a float per beacon and cell; the field's likelihood uses it).
     package init(venue: Venue, cellSize requested: Double = 0.25, attenuations withAttenuations: Bool = false) {
         bounds = venue.bounds
         let area = max(bounds.width * bounds.height, 1e-6)
-        cellSize = max(requested, (area / 250_000).squareRoot())
+        // By area alone a 1 km × 2 m corridor would get 0.25 m cells, 4,000 × 8 of them; by area and side, 2 m × 2 m cells.
+        cellSize = max(requested, (area / 250_000).squareRoot(), max(bounds.width, bounds.height) / Self.cellsPerSide)
         nx = max(1, Int((bounds.width / cellSize).rounded(.up))); ny = max(1, Int((bounds.height / cellSize).rounded(.up)))
         var walk = [UInt8](repeating: 0, count: nx * ny)
         var centres: [Point] = []

@@ -33,7 +33,7 @@ func builtProduct(_ name: String) -> URL {
     @Test func oneScanGivesTheExactPositionWithoutNoise() throws {
         for known in [false, true] {
             let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
-            if known { locator.assumeDeviceOffset(DeviceOffset(decibels: 0, sigma: 0)) }
+            if known { try locator.assumeDeviceOffset(DeviceOffset(decibels: 0, sigma: 0)) }
             for p in [Position(x: 3, y: 4), Position(x: 17.5, y: 2), Position(x: 9, y: 12.25)] {
                 if !known { locator.forgetDevice() }
                 let l = try #require(locator.locate(exactScan(at: p)).location)
@@ -100,6 +100,26 @@ func builtProduct(_ name: String) -> URL {
         weak[1].rssi = RSSISample.weakestRSSI
         let w = try #require(locator.locate(weak).location)
         #expect(w.ignored.total == 0 && w.beaconsUsed.count == 5)
+    }
+
+    /// Venues at the extremes: a hall 10 km long fixes as a room does (its floorplan's grid stays small: by area alone
+    /// it was 22 GB, fuzz-locator's finding), and beacons spread beyond what a number can measure are refused at setup,
+    /// not met later as a crash.
+    @Test func extremeVenuesFixOrAreRefused() throws {
+        let stretch = [5_000.0, 5_010, 5_020, 5_030].enumerated().map { i, x in
+            BeaconPlacement(identity: BeaconIdentity(name: "c\(i)"), position: Position(x: x, y: Double(i % 2) * 10))
+        }
+        let long = try IndoorLocator(beacons: stretch, pathLoss: model, area: (width: 10_000, depth: 10))
+        let p = Position(x: 5_012, y: 4)
+        let scan = stretch.map {
+            RSSISample(beacon: $0.identity, rssi: model.measuredPower - 10 * model.exponent * log10(p.distance(to: $0.position)),
+                       timestamp: Date(timeIntervalSinceReferenceDate: 0.5))
+        }
+        #expect(try #require(long.locate(scan).location).position.distance(to: p) < 1e-3)
+        for s in scan { long.add(s) }
+        #expect(try #require(long.currentLocation(at: Date(timeIntervalSinceReferenceDate: 1)).location).position.distance(to: p) < 5)
+        let far = [-1e308, 0, 1e308].enumerated().map { i, x in BeaconPlacement(identity: BeaconIdentity(name: "f\(i)"), position: Position(x: x, y: 0)) }
+        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: far) }
     }
 
     @Test func tooFewBeaconsSaysWhy() throws {
@@ -524,7 +544,16 @@ func builtProduct(_ name: String) -> URL {
         #expect(learned.sigma < 2)
         locator.forgetDevice()
         #expect(locator.deviceOffset == nil)
-        locator.assumeDeviceOffset(DeviceOffset(decibels: -8, sigma: 1))
+        try locator.assumeDeviceOffset(DeviceOffset(decibels: -8, sigma: 1))
         #expect(locator.deviceOffset == DeviceOffset(decibels: -8, sigma: 1))
+        // An offset that is not one (NaN, ±∞, beyond ±100 dB, a σ that is negative or not finite) is refused and changes
+        // nothing: a NaN taken as the prior made every later learned offset NaN (fuzz-locator's finding).
+        for bad in [DeviceOffset(decibels: .nan, sigma: 1), DeviceOffset(decibels: -.infinity, sigma: 1), DeviceOffset(decibels: 1e300, sigma: 1),
+                    DeviceOffset(decibels: -8, sigma: -1), DeviceOffset(decibels: -8, sigma: .infinity), DeviceOffset(decibels: -8, sigma: .nan)] {
+            #expect(throws: LocatorError.self) { try locator.assumeDeviceOffset(bad) }
+        }
+        #expect(locator.deviceOffset == DeviceOffset(decibels: -8, sigma: 1))
+        try locator.assumeDeviceOffset(DeviceOffset(decibels: 3, sigma: 1e6))
+        #expect(locator.deviceOffset == DeviceOffset(decibels: 3, sigma: 100), "a σ above 100 dB counts as 100 dB")
     }
 }

@@ -284,6 +284,23 @@ import LocatorEngine
         #expect(observations.map { again.locate($0).fix?.position } == filtered.map(\.fix?.position))
     }
 
+    /// A long narrow venue gets cells large enough for at most 500 along its length (by its area alone, a 10 km × 2 m
+    /// corridor got 0.25 m cells, 40,000 × 8 of them, and a locator over one asked for 22 GB: fuzz-locator's finding).
+    @Test func aLongNarrowVenueGetsABoundedGrid() {
+        for (width, depth) in [(10_000.0, 2.0), (2.0, 1e9), (1e300, 1e-3), (30.0, 20.0)] {
+            let venue = Venue(name: "long", bounds: Rect(minX: 0, minY: 0, maxX: width, maxY: depth), radio: RadioModel(),
+                              beaconIDs: ["a", "b", "c"], beaconPositions: [Point(0, 0), Point(width / 2, depth), Point(width, 0)],
+                              beaconP0: [-59, -59, -59], beaconHeightOffset: [0, 0, 0], landmarks: [], walls: [])
+            let index = FloorplanIndex(venue: venue, attenuations: true)
+            #expect(index.nx * index.ny <= 250_000 && index.nx <= 500 && index.ny <= 500, "\(width) × \(depth): \(index.nx) × \(index.ny)")
+            #expect(index.isWalkable(width / 2, depth / 2))
+        }
+        // The bundled venues keep their 0.25 m cells.
+        for name in ["killian-court", "esoc-office"] {
+            #expect(FloorplanIndex(venue: Venue(try! BundledScenarios.load(name))).cellSize == 0.25)
+        }
+    }
+
     /// The floorplan index answers as the venue does: walkable cells are in rooms, and a step crosses a wall exactly
     /// when the wall list says so.
     @Test func floorplanIndexAgreesWithTheVenue() throws {
