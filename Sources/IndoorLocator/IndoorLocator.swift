@@ -224,7 +224,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     /// Locates from one scan: RSSI samples averaged per beacon (in dBm), ranges combined per beacon (weighted by
     /// 1/σ²), headings toward friezes. Samples from beacons the locator does not know, RSSI 0 (unknown),
-    /// positive or not finite, and invalid ranges are ignored and counted (``Location/ignored``).
+    /// positive, below −127 dBm or not finite, and invalid ranges are ignored and counted (``Location/ignored``).
     public func locate(rssi samples: [RSSISample], ranges: [RangeSample] = [], headings: [CompassHeading] = []) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
         return locateLocked(samples, ranges: ranges, headings: headings, at: nil, tracked: false)

@@ -14,8 +14,8 @@ import LabCore
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
     package let cellSize: Double
-    /// The most cells along the grid's longer side.
-    package static let cellsPerSide = 500.0
+    /// The cells the grid aims to keep to (up to 4 times as many when both sides round up).
+    package static let mostCells = 250_000.0
     /// The walkable floor's area, m²: its grid cells' (at least one cell's).
     package let walkableArea: Double
     package let nx: Int, ny: Int
@@ -36,14 +36,17 @@ package struct FloorplanIndex: Sendable {
     package let beaconCount: Int
 
     /// - Parameters:
-    ///   - cellSize: the grid's cell, metres (at most 250,000 cells, and at most 500 along a side: larger venues, and
-    ///     long narrow ones, get larger cells). The venue's bounds must be finite.
+    ///   - cellSize: the grid's cell, metres (about 250,000 cells at most: larger venues get larger cells, and a venue
+    ///     thinner than one cell keeps to 250,000 along its length). The venue's bounds must be finite.
     ///   - attenuations: also make the attenuation grid (a float per beacon and cell; the field's likelihood uses it).
     package init(venue: Venue, cellSize requested: Double = 0.25, attenuations withAttenuations: Bool = false) {
         bounds = venue.bounds
-        let area = max(bounds.width * bounds.height, 1e-6)
-        // By area alone a 1 km × 2 m corridor would get 0.25 m cells, 4,000 × 8 of them; by area and side, 2 m × 2 m cells.
-        cellSize = max(requested, (area / 250_000).squareRoot(), max(bounds.width, bounds.height) / Self.cellsPerSide)
+        // √(area / 250,000), without forming an area that could overflow.
+        var size = max(requested, (bounds.width / Self.mostCells).squareRoot() * bounds.height.squareRoot())
+        // A side shorter than a cell still takes a whole row of cells, so by area alone a venue 10⁹ times longer than
+        // wide got a row of billions of them (fuzz-locator's finding): then the length alone keeps to the limit.
+        if min(bounds.width, bounds.height) < size { size = max(size, max(bounds.width, bounds.height) / Self.mostCells) }
+        cellSize = size
         nx = max(1, Int((bounds.width / cellSize).rounded(.up))); ny = max(1, Int((bounds.height / cellSize).rounded(.up)))
         var walk = [UInt8](repeating: 0, count: nx * ny)
         var centres: [Point] = []

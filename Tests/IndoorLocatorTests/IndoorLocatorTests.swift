@@ -102,9 +102,9 @@ func builtProduct(_ name: String) -> URL {
         #expect(w.ignored.total == 0 && w.beaconsUsed.count == 5)
     }
 
-    /// Venues at the extremes: a hall 10 km long fixes as a room does (its floorplan's grid stays small: by area alone
-    /// it was 22 GB, fuzz-locator's finding), and beacons spread beyond what a number can measure are refused at setup,
-    /// not met later as a crash.
+    /// Venues at the extremes: a hall 10 km long fixes as a room does, and beacons spread beyond what a number can
+    /// measure are refused at setup, not met later as a crash (fuzz-locator's finding, with the grid of a venue thinner
+    /// than a cell).
     @Test func extremeVenuesFixOrAreRefused() throws {
         let stretch = [5_000.0, 5_010, 5_020, 5_030].enumerated().map { i, x in
             BeaconPlacement(identity: BeaconIdentity(name: "c\(i)"), position: Position(x: x, y: Double(i % 2) * 10))
