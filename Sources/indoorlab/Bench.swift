@@ -12,7 +12,7 @@ import LabBench
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the lab's speed: simulation, every estimator, IndoorLocator, the tournament, import.",
-        discussion: "Single-core figures unless stated; each the median of --rounds rounds, with the slowest and fastest round. Example: indoorlab bench --json")
+        discussion: "Single-core figures unless the name says \"N cores\" (least-squares and offset-free are also timed with one estimator per core, where their throughput targets sit); each the median of --rounds rounds, with the slowest and fastest round. Example: indoorlab bench --json")
 
     @Flag(help: "Print the figures as JSON.")
     var json = false
