@@ -387,6 +387,8 @@ package struct FixModel {
     let domain: FixProblem.Domain
     /// Unowned: the problem holds the walls, and a model copied per residual evaluation then retains nothing.
     unowned(unsafe) let walls: WallIndex?
+    /// Whether there is a wall to cross: a venue without walls skips the call (and the reference it would take) per term.
+    let hasWalls: Bool
     let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
     let truncated: Bool
     /// The mean RSSI from which heard readings count as untruncated (``TruncatedNormal/untruncatedBeyond`` σ above the
@@ -445,7 +447,7 @@ package struct FixModel {
     package func standardisedRSSIResidual(_ i: Int, at s: FixProblem.Solution) -> Double {
         let dx = s.position.x - bx[i], dy = s.position.y - by[i]
         let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-        let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: s.position) ?? 0
+        let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: s.position)
         return (brssi[i] - heardMean(bp0[i] + s.offset - halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
     }
 
@@ -467,6 +469,7 @@ package struct FixModel {
          bearings: (Buffer, Buffer, Buffer, Buffer, Int),
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
+        hasWalls = walls.map { !$0.isEmpty } ?? false
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
         untruncatedFrom = sensitivity + TruncatedNormal.untruncatedBeyond * sigma
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
@@ -481,6 +484,11 @@ package struct FixModel {
         residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0) + (statePrior != nil ? unknowns : 0)
     }
 
+    /// The loss of the walls between a beacon at `p` and the phone at `q`, dB (0 without walls).
+    @inline(__always) func wallLoss(from p: Point, to q: Point) -> Double {
+        hasWalls ? walls!.loss(from: p, to: q) : 0
+    }
+
     /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
     /// (``TruncatedNormal/heardMean(_:sensitivity:sigma:)``); (μ, 1) unless the heard means are truncated.
     @inline(__always) func heardMean(_ mu: Double) -> (m: Double, slope: Double) {
@@ -493,7 +501,7 @@ package struct FixModel {
     @inline(__always) func censored(_ c: Int, x: Double, y: Double, delta: Double) -> (r: Double, dr: Double, dx: Double, dy: Double, d2: Double) {
         let dx = x - cx[c], dy = y - cy[c]
         let d2 = max(dx * dx + dy * dy + cdz[c] * cdz[c], 1e-12)
-        let wallLoss = walls?.loss(from: Point(cx[c], cy[c]), to: Point(x, y)) ?? 0
+        let wallLoss = wallLoss(from: Point(cx[c], cy[c]), to: Point(x, y))
         let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
         let z = (sensitivity - mu) / sigma
         let miss = max(packetLoss + (1 - packetLoss) * TruncatedNormal.cdf(z), 1e-300)
@@ -520,7 +528,7 @@ package struct FixModel {
             switch domain {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
-                let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
                 let term = rssiTerm(i, mean: bp0[i] + delta - k * log(d2) - wallLoss)
                 bslope[i] = term.slope
                 out[i] = term.r
@@ -596,7 +604,7 @@ package struct FixModel {
             let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
             switch domain {
             case .rssi:
-                let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
                 let spread = k * ln(d2)
                 let r0 = tabulatedRSSIResidual(i, mean: bp0[i] + delta - spread - wallLoss)
                 add(r0, profiles ? tabulatedRSSIResidual(i, mean: bp0[i] + raised - spread - wallLoss) : r0)
@@ -643,7 +651,7 @@ package struct FixModel {
                 if truncated && cached {
                     w *= bslope[i]
                 } else if truncated {
-                    let wallLoss = walls?.loss(from: Point(bx[i], by[i]), to: Point(x, y)) ?? 0
+                    let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
                     w *= heardMean(bp0[i] + delta - halfTenNOverLn10 * log(d2) - wallLoss).slope
                 }
                 row[0] = c * dx / d2 * w
