@@ -169,6 +169,14 @@ public struct Rect: Hashable, Sendable, Codable {
     public func clamp(_ p: Point) -> Point {
         Point(min(max(p.x, minX), maxX), min(max(p.y, minY), maxY))
     }
+    /// `p` mirrored into the rectangle across each side it lies beyond (then clamped, for a point more than the
+    /// rectangle's width or height beyond it).
+    public func reflect(_ p: Point) -> Point {
+        @inline(__always) func mirrored(_ v: Double, _ lo: Double, _ hi: Double) -> Double {
+            v < lo ? 2 * lo - v : v > hi ? 2 * hi - v : v
+        }
+        return clamp(Point(mirrored(p.x, minX, maxX), mirrored(p.y, minY, maxY)))
+    }
 }
 
 /// Number formatting shared by tables, CSV and messages.

@@ -26,6 +26,15 @@ import LabScenarioIO
         #expect(!wall.intersects(Point(5, 1), Point(5, 9)))
     }
 
+    @Test func pointsOutsideARectangleComeBackInside() {
+        let corridor = Rect(minX: 0, minY: 0, maxX: 30, maxY: 2)
+        // Mirrored across the side it lies beyond; inside, unchanged; beyond twice the width, clamped.
+        #expect(corridor.reflect(Point(12, 2.5)) == Point(12, 1.5))
+        #expect(corridor.reflect(Point(-1, -0.5)) == Point(1, 0.5))
+        #expect(corridor.reflect(Point(5, 1)) == Point(5, 1))
+        #expect(corridor.reflect(Point(5, 7)) == Point(5, 0))
+    }
+
     @Test func polygonContainmentAndArea() {
         let square = Polygon([Point(0, 0), Point(4, 0), Point(4, 4), Point(0, 4)])
         #expect(square.area == 16)
