@@ -50,10 +50,10 @@ public enum ScenarioLoader {
         }
         guard let root else { throw InputErrors([InputError(file: file, "the file is empty; expected a scenario mapping")]) }
         let diagnostics = YAMLDiagnostics(file: file)
-        let scenario = read(YAMLField(node: root, path: "", diagnostics: diagnostics))
-        if let scenario { validate(scenario, root: root, diagnostics: diagnostics) }
+        let read = read(YAMLField(node: root, path: "", diagnostics: diagnostics))
+        if let read { validate(read.scenario, places: read.places, root: root, diagnostics: diagnostics) }
         if !diagnostics.errors.isEmpty { throw InputErrors(diagnostics.errors) }
-        guard let scenario else { throw InputErrors([InputError(file: file, "not a scenario")]) }
+        guard let scenario = read?.scenario else { throw InputErrors([InputError(file: file, "not a scenario")]) }
         return scenario
     }
 
@@ -78,7 +78,39 @@ public enum ScenarioLoader {
 
     // MARK: - Reading (types and shapes)
 
-    private static func read(_ root: YAMLField) -> Scenario? {
+    /// Where each entry of the scenario's lists stands in the file. An entry that could not be read is left out of its
+    /// list, so the checks after reading name the others by their place in the file (`beacons[3]`, its line), not by
+    /// their place in the list that was read.
+    struct ListPlaces {
+        var rooms: [Int] = [], walls: [Int] = [], beacons: [Int] = [], landmarks: [Int] = [], checkpoints: [Int] = [], walks: [Int] = []
+
+        /// The file's index of entry `i` of the list under top-level key `list` (`i` itself for a key that is not a list).
+        func place(_ list: String, _ i: Int) -> Int {
+            let places: [Int]
+            switch list {
+            case "rooms": places = rooms
+            case "walls": places = walls
+            case "beacons": places = beacons
+            case "landmarks": places = landmarks
+            case "checkpoints": places = checkpoints
+            case "walks": places = walks
+            default: return i
+            }
+            return places.indices.contains(i) ? places[i] : i
+        }
+    }
+
+    /// The entries of list `f` that `read` could read, noting each one's index in the file in `places`.
+    private static func readList<T>(_ f: YAMLField?, places: inout [Int], _ read: (YAMLField) -> T?) -> [T] {
+        var items: [T] = []
+        for (i, entry) in (f?.sequence() ?? []).enumerated() {
+            guard let item = read(entry) else { continue }
+            items.append(item); places.append(i)
+        }
+        return items
+    }
+
+    private static func read(_ root: YAMLField) -> (scenario: Scenario, places: ListPlaces)? {
         guard let top = root.mapping(allowed: topKeys) else { return nil }
         let name = top.required("name")?.string()
         let description = top.optional("description")?.string() ?? ""
@@ -102,12 +134,13 @@ public enum ScenarioLoader {
         }
 
         let radio = top.optional("radio").flatMap(readRadio) ?? RadioModel()
-        let rooms = top.optional("rooms")?.sequence()?.compactMap(readRoom) ?? []
-        let walls = top.optional("walls")?.sequence()?.compactMap { readWall($0, materials: materials) } ?? []
-        let beacons = top.required("beacons")?.sequence()?.compactMap(readBeacon) ?? []
-        let landmarks = top.optional("landmarks")?.sequence()?.compactMap(readLandmark) ?? []
-        let checkpoints = top.optional("checkpoints")?.sequence()?.compactMap(readCheckpoint) ?? []
-        let walks = top.optional("walks")?.sequence()?.compactMap(readWalk) ?? []
+        var places = ListPlaces()
+        let rooms = readList(top.optional("rooms"), places: &places.rooms, readRoom)
+        let walls = readList(top.optional("walls"), places: &places.walls) { readWall($0, materials: materials) }
+        let beacons = readList(top.required("beacons"), places: &places.beacons, readBeacon)
+        let landmarks = readList(top.optional("landmarks"), places: &places.landmarks, readLandmark)
+        let checkpoints = readList(top.optional("checkpoints"), places: &places.checkpoints, readCheckpoint)
+        let walks = readList(top.optional("walks"), places: &places.walks, readWalk)
         var compass = CompassModel()
         if let c = top.optional("compass")?.mapping(allowed: ["sigma", "bias", "bias_sigma"]) {
             if let v = c.optional("sigma")?.nonNegative() { compass.sigma = v }
@@ -118,9 +151,9 @@ public enum ScenarioLoader {
         let grid = top.optional("test_grid")?.positive() ?? 2
 
         guard let name, let bounds else { return nil }
-        return Scenario(name: name, description: description, bounds: bounds, materials: materials, rooms: rooms,
-                        walls: walls, radio: radio, beacons: beacons, landmarks: landmarks, checkpoints: checkpoints,
-                        walks: walks, compass: compass, pdr: pdr, testGridSpacing: grid)
+        return (Scenario(name: name, description: description, bounds: bounds, materials: materials, rooms: rooms,
+                         walls: walls, radio: radio, beacons: beacons, landmarks: landmarks, checkpoints: checkpoints,
+                         walks: walks, compass: compass, pdr: pdr, testGridSpacing: grid), places)
     }
 
     static let radioKeys = ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window",
@@ -296,7 +329,9 @@ public enum ScenarioLoader {
 
     // MARK: - Validation (meaning and consistency)
 
-    private static func validate(_ s: Scenario, root: Node, diagnostics d: YAMLDiagnostics) {
+    /// Checks what was read; every list index in a path or a message is the entry's index in the list read, which
+    /// `places` turns into its index in the file.
+    private static func validate(_ s: Scenario, places: ListPlaces, root: Node, diagnostics d: YAMLDiagnostics) {
         func node(_ path: [Any]) -> Node? {
             var n: Node? = root
             for step in path {
@@ -304,7 +339,18 @@ public enum ScenarioLoader {
             }
             return n
         }
-        func report(_ path: [Any], _ field: String, _ message: String) { d.report(node(path), field, message) }
+        /// `list[i]` for entry `i` of the list read: its place in the file.
+        func entry(_ list: String, _ i: Int) -> String { "\(list)[\(places.place(list, i))]" }
+        func report(_ path: [Any], _ field: String, _ message: String) {
+            var path = path, field = field
+            if path.count >= 2, let list = path[0] as? String, let i = path[1] as? Int {
+                let place = places.place(list, i)
+                path[1] = place
+                let read = "\(list)[\(i)]"
+                if field.hasPrefix(read) { field = "\(list)[\(place)]" + field.dropFirst(read.count) }
+            }
+            d.report(node(path), field, message)
+        }
 
         func checkDuplicates(_ ids: [String], list: String, key: String) {
             var seen: [String: Int] = [:]
@@ -313,7 +359,7 @@ public enum ScenarioLoader {
                     report([list, i, key], "\(list)[\(i)].\(key)", "the \(key) holds a NUL character (\\0), which recordings, CSV and plots cannot carry")
                 }
                 if let first = seen[id] {
-                    report([list, i, key], "\(list)[\(i)].\(key)", "duplicate \(key) '\(id)' (first used by \(list)[\(first)])")
+                    report([list, i, key], "\(list)[\(i)].\(key)", "duplicate \(key) '\(id)' (first used by \(entry(list, first)))")
                 } else { seen[id] = i }
             }
         }
@@ -345,7 +391,7 @@ public enum ScenarioLoader {
             if let uuid = b.uuid, let major = b.major, let minor = b.minor {
                 let key = "\(uuid)/\(major)/\(minor)"
                 if let first = identities[key] {
-                    report(["beacons", i, "minor"], "beacons[\(i)]", "iBeacon identity \(key) is already used by beacons[\(first)]")
+                    report(["beacons", i, "minor"], "beacons[\(i)]", "iBeacon identity \(key) is already used by \(entry("beacons", first))")
                 } else { identities[key] = i }
             }
         }

@@ -152,6 +152,20 @@ func errors(_ yaml: String) -> [String] {
         #expect(e.contains { $0.contains("walks[0].waypoints[1]: waypoint") && $0.contains("outside the bounds") })
     }
 
+    /// An entry that cannot be read is left out of its list; the checks after reading still name the entries after it by
+    /// their place in the file, with their line (found by a stranger's walkthrough, session 53: `beacons[1]`, no line).
+    @Test func entriesAfterOneThatCannotBeReadKeepTheirPlaceAndLine() {
+        let yaml = validYAML
+            .replacingOccurrences(of: "{id: B2, position: [9, 1], p0: -62}", with: "{id: B2, p0: -62}")
+            .replacingOccurrences(of: "{id: B3, position: [5, 7], height: 2.5}", with: "{id: B1, position: [50, 7], height: 2.5}")
+            .replacingOccurrences(of: "walls:\n", with: "walls:\n  - {from: [5, 0]}\n  - {from: [5, 3], to: [5, 30], loss: 3}\n")
+        let e = errors(yaml)
+        #expect(e.contains("test.yaml:15: beacons[1].position: missing required field 'position' (in the mapping that starts on this line)"), "\(e)")
+        #expect(e.contains("test.yaml:16: beacons[2].id: duplicate id 'B1' (first used by beacons[0])"), "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.yaml:16: beacons[2].position: beacon 'B1' at (50.00, 7.00) lies outside the bounds") }, "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.yaml:11: walls[1].to: (5.00, 30.00) lies outside the bounds") }, "\(e)")
+    }
+
     @Test func degenerateAndSelfCrossingPolygonsAreReported() {
         let flat = errors(validYAML.replacingOccurrences(of: "[[0, 0], [10, 0], [10, 8], [0, 8]]", with: "[[0, 0], [5, 0], [10, 0]]"))
         #expect(flat.contains { $0.contains("rooms[0].polygon: room 'Room' is degenerate") })
