@@ -10,8 +10,8 @@ internal import LocatorEngine
 /// the position **and the phone's RSSI offset** (phones read many dB weaker or stronger than the one the beacons
 /// were calibrated with), with a path-loss model that includes the loss of every wall between beacon and phone,
 /// ranges and bearings joining the same likelihood. The stream (``estimatorName``) is a particle filter on the
-/// floorplan, started from that fix (below). It is pure Swift (Levenberg–Marquardt on two or three unknowns); the
-/// lab checks both against GSL on every epoch of its tournament.
+/// floorplan, started from the first scan's posterior around that fix (below). It is pure Swift (Levenberg–Marquardt
+/// on two or three unknowns); the lab checks both against GSL on every epoch of its tournament.
 ///
 /// The offset is learned over the scans: each fix uses what the previous ones said about it
 /// (``deviceOffset``), so after a few dozen scans the fit is nearly as good as with a calibrated phone. When

@@ -85,8 +85,10 @@ public struct BeaconPlacement: Sendable, Hashable {
 /// RSSI(d) = P0 − 10·n·log10(d / 1 m) + X, X ~ N(0, σ²).
 ///
 /// Take the values from `indoorlab calibrate` on a recording made in the venue, with the phones and
-/// conditions the app will meet: the fitted σ then includes the beacons' spread and the body's shadow, and the
-/// uncertainty ellipses hold what they claim.
+/// conditions the app will meet. It splits the spread in two: `sigma`, the readings' scatter within a scan window
+/// (``shadowingSigma``), and `model_error`, what averaging a window cannot remove — beacons off their nominal power,
+/// the walker's body (``modelError``). Give both: with the model error left at 0 the uncertainty ellipses are too
+/// small on real phones.
 public struct PathLossModel: Sendable, Hashable {
     /// RSSI at 1 m, dBm (typically −59 for iBeacons).
     public var measuredPower: Double
