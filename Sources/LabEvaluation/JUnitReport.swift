@@ -37,7 +37,7 @@ public enum JUnitReport {
             }
             if s.strict {
                 tests += 1
-                cases += "    <testcase classname=\"\(escape(s.result.recording.name))\" name=\"strict: baselines checked, the shipped estimator among them\">\n"
+                cases += "    <testcase classname=\"\(escape(s.result.recording.name))\" name=\"strict: baselines checked, the shipped estimators among them\">\n"
                 if !s.strictProblems.isEmpty {
                     failures += 1
                     let message = s.strictProblems.joined(separator: "; ")

@@ -29,13 +29,18 @@ public enum RecordingReplay {
     }
 
     /// What strict mode (`replay --strict`, the CI gate) counts as a failure beyond regressions: a recording
-    /// with no baseline checked, or the shipped estimator (``EstimatorKind/shipped``) not checked.
+    /// with no baseline checked, or either estimator the library ships not checked: the one-scan fix
+    /// (``EstimatorKind/shipped``) and the stream's tracker (``EstimatorKind/shippedTracker``).
     public static func strictProblems(_ result: Result) -> [String] {
         if result.checks.isEmpty { return ["no baseline checked (store them with --update-baseline)"] }
-        if !result.checks.contains(where: { $0.estimator == .shipped }) {
-            return ["the shipped estimator (\(EstimatorKind.shipped.rawValue)) was not checked: \(result.estimators.contains(.shipped) ? "it has no baselines" : "it was not run (add it to --estimators)")"]
+        let shipped: [(EstimatorKind, String)] = [(.shipped, "the shipped estimator"), (.shippedTracker, "the shipped tracker")]
+        return shipped.compactMap { kind, what in
+            guard !result.checks.contains(where: { $0.estimator == kind }) else { return nil }
+            let why = result.estimators.contains(kind)
+                ? "it has no baselines (store them with --estimators \(kind.rawValue) --update-baseline)"
+                : "it was not run (add it to --estimators)"
+            return "\(what) (\(kind.rawValue)) was not checked: \(why)"
         }
-        return []
     }
 
     /// Replays `r` through `estimators` (default: ``defaultEstimators(_:)``).

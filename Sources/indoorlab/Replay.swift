@@ -14,7 +14,7 @@ struct Replay: ParsableCommand {
 
         --update-baseline stores the current figures instead, with tolerance max(0.05 m, 10 %) for errors and 0.02 for rates, replacing the baselines of the estimators run. Baselines live in the recording and, for review, in NAME.baselines.json beside NAME.sqlite (sorted keys, one figure per entry): when that file exists replay checks against it; --update-baseline writes both.
 
-        --strict (the CI gate): a recording with no baseline checked, or without the shipped estimator among those checked, fails too. --junit FILE writes JUnit XML, one test case per recording × estimator × metric.
+        --strict (the CI gate): a recording with no baseline checked, or without both estimators the library ships among those checked (offset-learning, its one-scan fix; particle-filter, its stream), fails too. --junit FILE writes JUnit XML, one test case per recording × estimator × metric.
 
         Runs on one recording wait for each other's lock (INDOORLAB_BUSY_TIMEOUT seconds, default 30), so concurrent runs lose nothing; a write interrupted by a kill is rolled back on the next open.
 
@@ -39,7 +39,7 @@ struct Replay: ParsableCommand {
     @Option(help: "Score with this radio model (a 'calibrate --save-fit' file) instead of each recording's own: a model fitted on other data.")
     var radio: String?
 
-    @Flag(help: "The CI gate: also fail when a recording has no baseline checked or the shipped estimator is not among those checked.")
+    @Flag(help: "The CI gate: also fail when a recording has no baseline checked or either estimator the library ships (the one-scan fix and the stream's tracker) is not among those checked.")
     var strict = false
 
     @Option(help: "Write the verdicts as JUnit XML here (one test case per recording × estimator × metric).")

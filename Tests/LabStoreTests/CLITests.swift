@@ -191,7 +191,8 @@ import LabScenarioIO
             #expect(size < 1_000_000, "\(f): \(size) bytes")
             #expect(!(try RecordingStore.read(path: f).baselines.isEmpty), "\(f) has no baselines")
         }
-        let r = try indoorlab(["replay"] + files)
+        // The CI gate: every baseline holds, and both estimators the library ships are among those checked.
+        let r = try indoorlab(["replay", "--strict"] + files)
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
     }
 
