@@ -153,7 +153,7 @@ enum CalibrationText {
             return "# by scan window: no window holds two readings of one beacon, so σ cannot be split; model error 0"
         }
         return """
-        # by scan window (\(w.groups) beacon-windows with two readings or more; \(w.singleReadings) single readings left out): σ within a window \(f(w.withinSigma)) dB,
+        # by scan window (\(w.groups) beacon-windows with two readings or more; \(w.singleReadings) single \(w.singleReadings == 1 ? "reading" : "readings") left out): σ within a window \(f(w.withinSigma)) dB,
         #   model error σ_m \(f(w.modelError)) dB (the window means' spread beyond their readings' noise: averaging does not remove it)
         """
     }

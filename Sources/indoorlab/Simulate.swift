@@ -25,7 +25,7 @@ struct Simulate: ParsableCommand {
 
     @OptionGroup var seed: SeedOptions
 
-    enum OutputFormat: String, ExpressibleByArgument { case csv, json }
+    enum OutputFormat: String, ExpressibleByArgument, CaseIterable { case csv, json }
     @Option(help: "Output format: csv or json.")
     var format: OutputFormat = .csv
 
