@@ -30,7 +30,7 @@ struct Compare: ParsableCommand {
     /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
     static let maximumSeeds = 200
 
-    @Option(parsing: .unconditional, help: "First seed.", transform: parseSeed)
+    @Option(parsing: .unconditional, help: "First seed (default: 1).", transform: parseSeed)
     var seed: UInt64 = 1
 
     @Option(help: "Comma-separated estimators (default: all).", transform: EstimatorList.parse)
@@ -66,7 +66,7 @@ struct Compare: ParsableCommand {
 
     func validate() throws {
         guard (1...Compare.maximumSeeds).contains(seeds) else {
-            throw ValidationError("--seeds must be between 1 and \(Compare.maximumSeeds), found \(seeds): every fix of every seed is kept for the leaderboard (about 20 MB per seed with the bundled scenarios); run more seeds as several runs with --seed")
+            throw ValidationError("--seeds must be between 1 and \(Compare.maximumSeeds), found \(seeds): \(seeds < 1 ? "a run needs at least one seed" : "every fix of every seed is kept for the leaderboard (about 20 MB per seed with the bundled scenarios); run more seeds as several runs with --seed")")
         }
         if seeds > 1, seed > UInt64.max - UInt64(seeds - 1) {
             throw ValidationError("--seed \(seed) with --seeds \(seeds) runs past the last seed, \(UInt64.max)")

@@ -111,7 +111,7 @@ func checkOutput(_ path: String?, inputs: [String]) throws {
 
 /// Options shared by every command that draws random numbers.
 struct SeedOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: "Seed for every random draw; the same seed gives byte-identical output.", transform: parseSeed)
+    @Option(parsing: .unconditional, help: "Seed for every random draw; the same seed gives byte-identical output (default: 1).", transform: parseSeed)
     var seed: UInt64 = 1
 }
 
