@@ -7,7 +7,7 @@ import LabScenarioIO
 
 /// The target: with a 15 dB offset nobody told it, the shipped estimator has learned the offset
 /// within 2 dB after 30 scans, on every seed, walking the bundled venues; and a phone 15 dB *weaker* where it
-/// still hears enough beacons. (Known limits, in README: a −15 dB phone in esoc-office learns −12.5 to −14 dB
+/// still hears enough beacons. (Known limits, in README: a −15 dB phone in esoc-office learns −12.5 to −14.8 dB
 /// — its far beacons fall under the sensitivity behind walls — and in killian-court's open court it does not
 /// converge.)
 @Suite struct OffsetLearningTests {
