@@ -36,9 +36,11 @@ public enum RecordingReplay {
         let shipped: [(EstimatorKind, String)] = [(.shipped, "the shipped estimator"), (.shippedTracker, "the shipped tracker")]
         return shipped.compactMap { kind, what in
             guard !result.checks.contains(where: { $0.estimator == kind }) else { return nil }
+            // Without --estimators replay runs the estimators with stored baselines, so one not run most likely has none.
+            let store = "store them with --estimators \(kind.rawValue) --update-baseline"
             let why = result.estimators.contains(kind)
-                ? "it has no baselines (store them with --estimators \(kind.rawValue) --update-baseline)"
-                : "it was not run (add it to --estimators)"
+                ? "it has no baselines (\(store))"
+                : "it was not run (without --estimators, replay runs those with stored baselines; \(store), or add it to --estimators)"
             return "\(what) (\(kind.rawValue)) was not checked: \(why)"
         }
     }

@@ -83,6 +83,9 @@ public enum ScenarioLoader {
     /// their place in the list that was read.
     struct ListPlaces {
         var rooms: [Int] = [], walls: [Int] = [], beacons: [Int] = [], landmarks: [Int] = [], checkpoints: [Int] = [], walks: [Int] = []
+        /// The lists an entry was left out of (its error already reported): checks that look across lists skip what
+        /// would only repeat it (a look at a frieze whose landmark could not be read).
+        var shortened: Set<String> = []
 
         /// The file's index of entry `i` of the list under top-level key `list` (`i` itself for a key that is not a list).
         func place(_ list: String, _ i: Int) -> Int {
@@ -100,13 +103,17 @@ public enum ScenarioLoader {
         }
     }
 
-    /// The entries of list `f` that `read` could read, noting each one's index in the file in `places`.
-    private static func readList<T>(_ f: YAMLField?, places: inout [Int], _ read: (YAMLField) -> T?) -> [T] {
+    /// The entries of list `f` that `read` could read, noting each one's index in the file in `places` (and in
+    /// `shortened`, the list's key when one could not be read).
+    private static func readList<T>(_ f: YAMLField?, places: inout [Int], shortened: inout Set<String>, _ read: (YAMLField) -> T?) -> [T] {
+        guard let f else { return [] }
+        guard let entries = f.sequence() else { shortened.insert(f.path); return [] }   // not a list: reported
         var items: [T] = []
-        for (i, entry) in (f?.sequence() ?? []).enumerated() {
+        for (i, entry) in entries.enumerated() {
             guard let item = read(entry) else { continue }
             items.append(item); places.append(i)
         }
+        if items.count < entries.count { shortened.insert(f.path) }
         return items
     }
 
@@ -135,12 +142,12 @@ public enum ScenarioLoader {
 
         let radio = top.optional("radio").flatMap(readRadio) ?? RadioModel()
         var places = ListPlaces()
-        let rooms = readList(top.optional("rooms"), places: &places.rooms, readRoom)
-        let walls = readList(top.optional("walls"), places: &places.walls) { readWall($0, materials: materials) }
-        let beacons = readList(top.required("beacons"), places: &places.beacons, readBeacon)
-        let landmarks = readList(top.optional("landmarks"), places: &places.landmarks, readLandmark)
-        let checkpoints = readList(top.optional("checkpoints"), places: &places.checkpoints, readCheckpoint)
-        let walks = readList(top.optional("walks"), places: &places.walks, readWalk)
+        let rooms = readList(top.optional("rooms"), places: &places.rooms, shortened: &places.shortened, readRoom)
+        let walls = readList(top.optional("walls"), places: &places.walls, shortened: &places.shortened) { readWall($0, materials: materials) }
+        let beacons = readList(top.required("beacons"), places: &places.beacons, shortened: &places.shortened, readBeacon)
+        let landmarks = readList(top.optional("landmarks"), places: &places.landmarks, shortened: &places.shortened, readLandmark)
+        let checkpoints = readList(top.optional("checkpoints"), places: &places.checkpoints, shortened: &places.shortened, readCheckpoint)
+        let walks = readList(top.optional("walks"), places: &places.walks, shortened: &places.shortened, readWalk)
         var compass = CompassModel()
         if let c = top.optional("compass")?.mapping(allowed: ["sigma", "bias", "bias_sigma"]) {
             if let v = c.optional("sigma")?.nonNegative() { compass.sigma = v }
@@ -191,9 +198,10 @@ public enum ScenarioLoader {
         guard let m = f.mapping(allowed: fieldKeys) else { return x }
         if let d = m.optional("device_offset") {
             if case .mapping = d.node {
+                // A key left out keeps its default, as in the other blocks.
                 if let dm = d.mapping(allowed: ["mean", "sigma"]) {
-                    x.deviceOffset = dm.optional("mean")?.double() ?? 0
-                    x.deviceOffsetSigma = dm.optional("sigma")?.nonNegative() ?? 0
+                    if let v = dm.optional("mean")?.double() { x.deviceOffset = v }
+                    if let v = dm.optional("sigma")?.nonNegative() { x.deviceOffsetSigma = v }
                 }
             } else if let v = d.double() {
                 x.deviceOffset = v; x.deviceOffsetSigma = 0
@@ -297,7 +305,9 @@ public enum ScenarioLoader {
         let speed = m.optional("speed")?.positive() ?? 1.0
         let speedSigma = m.optional("speed_sigma")?.atMost(speed, "the walk's speed") ?? 0
         let turnDistance = m.optional("turn_distance")?.atMost(WorkBudget.maximumExtent, "the largest venue side") ?? 0
-        let looks = m.optional("looks")?.sequence()?.compactMap { l -> LookEvent? in
+        // A look or a pause that cannot be read leaves the walk unread, as a waypoint does: the checks after reading then
+        // never see a shortened list, whose indices would not be the file's.
+        let looks = m.optional("looks")?.sequence()?.map { l -> LookEvent? in
             guard let lm = l.mapping(allowed: ["at", "friezes", "identified"]) else { return nil }
             let at = lm.required("at")?.int()
             let friezes = lm.required("friezes")?.sequence()?.map { $0.string() }
@@ -305,14 +315,15 @@ public enum ScenarioLoader {
             guard let at, let friezes, !friezes.contains(where: { $0 == nil }) else { return nil }
             return LookEvent(waypoint: at, friezes: friezes.compactMap { $0 }, identified: identified)
         } ?? []
-        let pauses = m.optional("pauses")?.sequence()?.compactMap { p -> Pause? in
+        let pauses = m.optional("pauses")?.sequence()?.map { p -> Pause? in
             guard let pm = p.mapping(allowed: ["at", "seconds"]) else { return nil }
             guard let at = pm.required("at")?.int(), let seconds = pm.required("seconds")?.positive() else { return nil }
             return Pause(waypoint: at, seconds: seconds)
         } ?? []
-        guard let name, let points, !points.contains(where: { $0 == nil }) else { return nil }
+        guard let name, let points, !points.contains(where: { $0 == nil }), !looks.contains(where: { $0 == nil }),
+              !pauses.contains(where: { $0 == nil }) else { return nil }
         return Walk(name: name, waypoints: points.compactMap { $0 }, speed: speed, speedSigma: speedSigma,
-                    turnDistance: turnDistance, looks: looks, pauses: pauses)
+                    turnDistance: turnDistance, looks: looks.compactMap { $0 }, pauses: pauses.compactMap { $0 })
     }
 
     static var pdrKeys: [String] { ["cadence"] + PDRModel.limits.map(\.key) }
@@ -431,7 +442,8 @@ public enum ScenarioLoader {
             report(steps, problem.field, problem.message)
         }
         // Something to score: a walk, or a test point inside a room (a compare of none ran, then plotted nothing).
-        if budget.isEmpty, s.walks.isEmpty, s.walkableGrid(spacing: s.testGridSpacing).isEmpty {
+        if budget.isEmpty, s.walks.isEmpty, places.shortened.isDisjoint(with: ["walks", "rooms"]),
+           s.walkableGrid(spacing: s.testGridSpacing).isEmpty {
             report(["test_grid"], "test_grid", "no walk, and no test point of the \(Format.number(s.testGridSpacing)) m grid falls inside a room: nothing to simulate (add a walk, larger rooms or a finer test_grid)")
         }
         let friezeNames = Set(s.friezes.map(\.name))
@@ -450,7 +462,7 @@ public enum ScenarioLoader {
                 if look.waypoint < 0 || look.waypoint >= w.waypoints.count {
                     report(["walks", i, "looks", j, "at"], "walks[\(i)].looks[\(j)].at", "expected a waypoint index in 0..<\(w.waypoints.count), found \(look.waypoint)")
                 }
-                for (k, name) in look.friezes.enumerated() where !friezeNames.contains(name) {
+                for (k, name) in look.friezes.enumerated() where !friezeNames.contains(name) && !places.shortened.contains("landmarks") {
                     let known = friezeNames.isEmpty ? "the scenario has no friezes" : "known friezes: \(friezeNames.sorted().joined(separator: ", "))"
                     report(["walks", i, "looks", j, "friezes", k], "walks[\(i)].looks[\(j)].friezes[\(k)]", "no frieze named '\(name)'; \(known)")
                 }

@@ -120,7 +120,8 @@ struct Replay: ParsableCommand {
                 print(ReplayTable.regressions(regressions))
             }
             if !strictFailures.isEmpty {
-                print("\nSTRICT: \(strictFailures.count) recording\(strictFailures.count == 1 ? "" : "s") not gated")
+                let ungated = Set(strictFailures.map(\.0)).count
+                print("\nSTRICT: \(ungated) recording\(ungated == 1 ? "" : "s") not gated")
                 for (file, problem) in strictFailures { print("  \(file): \(problem)") }
             }
             if regressions.isEmpty && !updateBaseline {

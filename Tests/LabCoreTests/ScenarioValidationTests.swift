@@ -153,17 +153,32 @@ func errors(_ yaml: String) -> [String] {
     }
 
     /// An entry that cannot be read is left out of its list; the checks after reading still name the entries after it by
-    /// their place in the file, with their line (found by a stranger's walkthrough, session 53: `beacons[1]`, no line).
+    /// their place in the file, with their line, and so do messages that point at another entry (found by a stranger's
+    /// walkthrough, session 53: `beacons[1]`, no line, for the file's `beacons[3]`).
     @Test func entriesAfterOneThatCannotBeReadKeepTheirPlaceAndLine() {
         let yaml = validYAML
-            .replacingOccurrences(of: "{id: B2, position: [9, 1], p0: -62}", with: "{id: B2, p0: -62}")
-            .replacingOccurrences(of: "{id: B3, position: [5, 7], height: 2.5}", with: "{id: B1, position: [50, 7], height: 2.5}")
+            .replacingOccurrences(of: "{id: B1, uuid: B9407F30-F5F8-466E-AFF9-25556B57FE6D, major: 1, minor: 1, position: [1, 1]}",
+                                  with: "{id: B1, uuid: B9407F30-F5F8-466E-AFF9-25556B57FE6D, major: 1, minor: 1}")
+            .replacingOccurrences(of: "{id: B3, position: [5, 7], height: 2.5}", with: "{id: B2, position: [50, 7], height: 2.5}")
             .replacingOccurrences(of: "walls:\n", with: "walls:\n  - {from: [5, 0]}\n  - {from: [5, 3], to: [5, 30], loss: 3}\n")
         let e = errors(yaml)
-        #expect(e.contains("test.yaml:15: beacons[1].position: missing required field 'position' (in the mapping that starts on this line)"), "\(e)")
-        #expect(e.contains("test.yaml:16: beacons[2].id: duplicate id 'B1' (first used by beacons[0])"), "\(e)")
-        #expect(e.contains { $0.hasPrefix("test.yaml:16: beacons[2].position: beacon 'B1' at (50.00, 7.00) lies outside the bounds") }, "\(e)")
+        #expect(e.contains("test.yaml:14: beacons[0].position: missing required field 'position' (in the mapping that starts on this line)"), "\(e)")
+        #expect(e.contains("test.yaml:16: beacons[2].id: duplicate id 'B2' (first used by beacons[1])"), "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.yaml:16: beacons[2].position: beacon 'B2' at (50.00, 7.00) lies outside the bounds") }, "\(e)")
         #expect(e.contains { $0.hasPrefix("test.yaml:11: walls[1].to: (5.00, 30.00) lies outside the bounds") }, "\(e)")
+    }
+
+    /// A look or a pause that cannot be read leaves its walk unread (its indices would shift, as a list's do), and a
+    /// check across lists says nothing about an entry that could not be read: a look at a frieze whose landmark lacks its
+    /// position is not also "no frieze named".
+    @Test func aBadLookOrPauseOrLandmarkGivesOneErrorAtItsPlace() {
+        let yaml = validYAML
+            .replacingOccurrences(of: "{name: Newton, kind: frieze, position: [5, 8], facing: 180, width: 3}", with: "{name: Newton, kind: frieze, facing: 180, width: 3}")
+            .replacingOccurrences(of: "    looks: [{at: 1, friezes: [Newton]}]\n", with: "    looks: [{at: 1, friezes: [Newton]}]\n    pauses: [{at: 0}, {at: 5, seconds: 2}]\n")
+        let e = errors(yaml)
+        #expect(e.contains { $0.hasPrefix("test.yaml:16: landmarks[0].position: missing required field 'position'") }, "\(e)")
+        #expect(e.contains { $0.contains("walks[0].pauses[0].seconds: missing required field 'seconds'") }, "\(e)")
+        #expect(e.count == 2, "nothing else: no 'no frieze named', no pause index from a shortened list: \(e)")
     }
 
     @Test func degenerateAndSelfCrossingPolygonsAreReported() {
@@ -318,6 +333,9 @@ func errors(_ yaml: String) -> [String] {
         #expect(f.deviceOffsetSigma == 12 && f.deviceOffset == 0 && f.outlierRate == 0.1 && f.outlierScale == 8 && f.bodyLoss == 0)
         #expect(f.beaconP0Sigma == FieldImpairments.realistic.beaconP0Sigma)
         #expect(try parse(withField("{device_offset: -17}")).radio.field.deviceOffset == -17)
+        // A mean alone keeps the default σ (it was set to 0, a fixed offset, against what the format says).
+        let mean = try parse(withField("{device_offset: {mean: 3}}")).radio.field
+        #expect(mean.deviceOffset == 3 && mean.deviceOffsetSigma == FieldImpairments.realistic.deviceOffsetSigma)
         // Inside a block too (a half angle alone was refused for want of a loss).
         let half = try parse(withField("{body_shadowing: {half_angle: 90}, outliers: {rate: 0.1}}")).radio.field
         #expect(half.bodyHalfAngle == 90 && half.bodyLoss == FieldImpairments.realistic.bodyLoss)
