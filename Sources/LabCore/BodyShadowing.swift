@@ -1,6 +1,6 @@
 import Foundation
 
-/// The walker's body between the phone and a beacon (DESIGN.md, "The field"): the phone is held in front of the
+/// The walker's body between the phone and a beacon (docs/scenario-format.md, "radio.field"): the phone is held in front of the
 /// walker, so a beacon whose bearing from the phone lies within ±``halfAngle`` of the direction behind the walker
 /// reads ``loss`` dB weaker (Fet, Handte, Marrón, UbiComp 2013: 5–10 dB at 2.4 GHz).
 ///

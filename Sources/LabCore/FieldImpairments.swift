@@ -1,6 +1,6 @@
 import Foundation
 
-/// What real phones and venues add to the ideal radio model (DESIGN.md, "The field"). The simulator applies
+/// What real phones and venues add to the ideal radio model (docs/scenario-format.md, "radio.field"). The simulator applies
 /// these in the **field** condition only; estimators are never told any of the drawn values.
 ///
 /// Per advertisement of beacon i heard by a phone at p walking with heading h:

@@ -153,7 +153,7 @@ public struct Covariance2: Sendable, Hashable, Codable {
 }
 
 /// Fisher information about (x, y, δ) — the position and the phone's unknown RSSI offset δ — from RSSI, and
-/// the position bound with δ as a nuisance parameter (DESIGN.md, "The field"):
+/// the position bound with δ as a nuisance parameter (docs/scenario-format.md, "radio.field"):
 ///
 ///     mean RSSI_i = P0_i + δ − 10·n·log10 d_i
 ///     g_i = [ −a·(x − x_i)/d_i², −a·(y − y_i)/d_i², 1 ],   a = 10·n / ln 10

@@ -3,7 +3,7 @@ import LabCore
 import LabEstimators
 import LabSimulation
 
-/// How fast the library's one-scan fix learns a phone it has never seen (DESIGN.md, "The field"): a walk of the
+/// How fast the library's one-scan fix learns a phone it has never seen (docs/scenario-format.md, "radio.field"): a walk of the
 /// scenario with the device offset fixed at `offset` dB — alone, or with every other impairment of the
 /// scenario's field condition — fed scan by scan to ``OffsetLearningEstimator``; after each scan, what it has
 /// learned (mean and σ). One run per seed; nothing is told the offset.

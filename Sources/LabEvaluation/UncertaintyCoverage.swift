@@ -52,7 +52,7 @@ public enum UncertaintyCoverage {
     public static let chiSquare = OffsetFreeFit.chiSquare95
 
     /// The correlation distance "with correlation" uses when the scenario sets none, metres: a few metres is what
-    /// indoor shadowing measurements report (Gudmundson's model fitted indoors gives 1–5 m; see DESIGN.md).
+    /// indoor shadowing measurements report (Gudmundson's model fitted indoors gives 1–5 m).
     public static let defaultCorrelationDistance = 3.0
 
     /// Coverage of `estimator` on `scenario` in `condition`, with the shadowing correlation replaced by

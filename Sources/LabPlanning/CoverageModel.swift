@@ -3,7 +3,7 @@ import LabCore
 import LabSimulation
 
 /// The bound-based prediction a planner searches with: for every walkable test point and every candidate
-/// beacon position, the Fisher information that candidate would contribute there (DESIGN.md, the CRLB),
+/// beacon position, the Fisher information that candidate would contribute there (the Cramér–Rao bound: `FisherInformation`),
 /// precomputed once. Evaluating a layout is then a sum of 2×2 matrices per point.
 ///
 /// A candidate counts at a point with its expected number of readings per scan window,

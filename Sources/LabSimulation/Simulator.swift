@@ -4,7 +4,7 @@ import LabCore
 /// Simulates what a phone hears and sees in a scenario: RSSI per advertisement, compass headings for
 /// look events, and the ground truth of every scan window. Deterministic for a given seed.
 ///
-/// Model per advertisement of beacon i heard at p (DESIGN.md, "The radio model"):
+/// Model per advertisement of beacon i heard at p (docs/scenario-format.md, "How one scan window is simulated"):
 ///
 ///     RSSI = P0_i − 10·n·log10(d_i) − Σ wall losses + X,   X ~ N(0, σ²)
 ///

@@ -25,7 +25,7 @@ public struct ImportOptions: Sendable {
     public var p0: Double?
     public var exponent: Double?
     public var sigma: Double?
-    /// lab-csv: the venue (bounds, radio, rooms, landmarks, and the beacons when there is no beacons.csv).
+    /// lab-csv: the venue (bounds, radio, rooms, walls, landmarks, and the beacons when there is no beacons.csv).
     public var scenario: Scenario?
     /// uji: which of the three Tx power settings to import, dBm: −4, −12 or −20.
     public var txPower: Int

@@ -60,7 +60,7 @@ struct LabCSVImporter {
         }
         let name = options.name ?? URL(fileURLWithPath: directory).lastPathComponent
         let venue = RecordedVenue(name: scenario?.name ?? name, bounds: bounds, radio: radio, beacons: beacons,
-                                  landmarks: landmarks, rooms: scenario?.rooms ?? [])
+                                  landmarks: landmarks, rooms: scenario?.rooms ?? [], walls: scenario?.walls ?? [])
         let info = RecordingInfo(name: name, source: .labCSV, venue: venue.name, created: options.created, notes: options.notes)
         return try RecordingStore.create(at: destination, info: info, venue: venue) { w in
             for s in truth { try w.append(s) }

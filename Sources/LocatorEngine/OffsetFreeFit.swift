@@ -1,7 +1,7 @@
 import LabCore
 import Foundation
 
-/// Maximum likelihood with the phone's RSSI offset δ as a third unknown (DESIGN.md, "The field"): the fit
+/// Maximum likelihood with the phone's RSSI offset δ as a third unknown (docs/scenario-format.md, "radio.field"): the fit
 /// needs no calibration of the phone, only of the beacons.
 ///
 ///     RSSI_i = P0_i + δ − 10·n·log10 d_i (− walls) + X

@@ -30,7 +30,7 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Print the fit as JSON.")
     var json = false
 
-    @Flag(help: "Store the fitted P0, exponent, σ, model error and sensitivity (and, with --per-beacon, each beacon's P0) in the recording.")
+    @Flag(help: "Store the fitted P0, exponent, σ, model error, sensitivity, dropout and the walls' losses per material (and, with --per-beacon, each beacon's P0) in the recording.")
     var apply = false
 
     @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")

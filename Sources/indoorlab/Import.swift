@@ -17,7 +17,7 @@ struct Import: ParsableCommand {
                    optionally headings.csv (t,heading[,accuracy,frieze,target])
                    and steps.csv (t,length,heading[,length_accuracy,
                    heading_accuracy]: the phone's step detector);
-                   --scenario gives the venue (bounds, radio, rooms, landmarks).
+                   --scenario gives the venue (bounds, radio, rooms, walls, landmarks).
           uji      PATH = the UJI BLE RSS dataset directory (dep/, rss/);
                    one Tx power per recording (--tx-power).
           danis    PATH… = one or more *_all_sensors.mbd tracks; the 12
@@ -45,7 +45,7 @@ struct Import: ParsableCommand {
     @Option(help: "Free-text notes stored with the recording.")
     var notes: String = ""
 
-    @Option(help: "lab-csv: scenario (file or bundled name) giving the venue: bounds, radio, rooms, landmarks.")
+    @Option(help: "lab-csv: scenario (file or bundled name) giving the venue: bounds, radio, rooms, walls, landmarks.")
     var scenario: String?
 
     @Option(parsing: .unconditional, help: "Scan window in seconds: the epoch length of replay (default: the scenario's, else 1).")

@@ -39,6 +39,8 @@ import LabScenarioIO
         let r = try RecordingStore.read(path: dir + "/r.sqlite")
         #expect(r.info.source == .labCSV && r.info.name == "court")
         #expect(r.venue.landmarks == s.landmarks && r.venue.rooms == s.rooms && r.venue.bounds == s.bounds)
+        // The scenario's walls too: floorplan estimators and calibrate's per-material losses need them (they were left out).
+        #expect(!s.walls.isEmpty && r.venue.walls == s.walls)
         #expect(r.rssi == [RSSIReading(beacon: 0, t: 0.1, rssi: -60), RSSIReading(beacon: 1, t: 1.2, rssi: -70.5)])
         let f = try #require(s.landmarks.firstIndex { $0.name == frieze })
         #expect(r.headings == [HeadingReading(t: 0.6, heading: 45, accuracy: 12, frieze: f, target: f),

@@ -4,7 +4,7 @@ import LabEstimators
 // The summaries a run writes to run.json and replay prints: plain records. LabEvaluation computes them
 // (ErrorStatistics(errors:attempts:), ScenarioScore(scenario:estimator:results:), Leaderboard(results:…)).
 
-/// Error statistics of one estimator over a set of epochs (DESIGN.md, "Accuracy: metrics and the bound").
+/// Error statistics of one estimator over a set of epochs (docs/results-format.md, the epochs file's columns).
 /// Quantiles are ``QuantileMethod/linear`` quantiles of the horizontal errors of the epochs with a fix.
 public struct ErrorStatistics: Sendable, Codable, Hashable {
     /// Epochs attempted.
