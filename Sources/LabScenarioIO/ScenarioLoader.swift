@@ -82,38 +82,31 @@ public enum ScenarioLoader {
     /// list, so the checks after reading name the others by their place in the file (`beacons[3]`, its line), not by
     /// their place in the list that was read.
     struct ListPlaces {
-        var rooms: [Int] = [], walls: [Int] = [], beacons: [Int] = [], landmarks: [Int] = [], checkpoints: [Int] = [], walks: [Int] = []
+        /// Per top-level list (`beacons`, `walks`, …), the file's index of each entry read.
+        var lists: [String: [Int]] = [:]
         /// The lists an entry was left out of (its error already reported): checks that look across lists skip what
         /// would only repeat it (a look at a frieze whose landmark could not be read).
         var shortened: Set<String> = []
 
         /// The file's index of entry `i` of the list under top-level key `list` (`i` itself for a key that is not a list).
         func place(_ list: String, _ i: Int) -> Int {
-            let places: [Int]
-            switch list {
-            case "rooms": places = rooms
-            case "walls": places = walls
-            case "beacons": places = beacons
-            case "landmarks": places = landmarks
-            case "checkpoints": places = checkpoints
-            case "walks": places = walks
-            default: return i
-            }
-            return places.indices.contains(i) ? places[i] : i
+            guard let places = lists[list], places.indices.contains(i) else { return i }
+            return places[i]
         }
     }
 
-    /// The entries of list `f` that `read` could read, noting each one's index in the file in `places` (and in
-    /// `shortened`, the list's key when one could not be read).
-    private static func readList<T>(_ f: YAMLField?, places: inout [Int], shortened: inout Set<String>, _ read: (YAMLField) -> T?) -> [T] {
+    /// The entries of top-level list `f` that `read` could read, noting in `places` each one's index in the file and
+    /// whether one was left out.
+    private static func readList<T>(_ f: YAMLField?, places: inout ListPlaces, _ read: (YAMLField) -> T?) -> [T] {
         guard let f else { return [] }
-        guard let entries = f.sequence() else { shortened.insert(f.path); return [] }   // not a list: reported
-        var items: [T] = []
+        guard let entries = f.sequence() else { places.shortened.insert(f.path); return [] }   // not a list: reported
+        var items: [T] = [], indices: [Int] = []
         for (i, entry) in entries.enumerated() {
             guard let item = read(entry) else { continue }
-            items.append(item); places.append(i)
+            items.append(item); indices.append(i)
         }
-        if items.count < entries.count { shortened.insert(f.path) }
+        places.lists[f.path] = indices
+        if items.count < entries.count { places.shortened.insert(f.path) }
         return items
     }
 
@@ -142,12 +135,12 @@ public enum ScenarioLoader {
 
         let radio = top.optional("radio").flatMap(readRadio) ?? RadioModel()
         var places = ListPlaces()
-        let rooms = readList(top.optional("rooms"), places: &places.rooms, shortened: &places.shortened, readRoom)
-        let walls = readList(top.optional("walls"), places: &places.walls, shortened: &places.shortened) { readWall($0, materials: materials) }
-        let beacons = readList(top.required("beacons"), places: &places.beacons, shortened: &places.shortened, readBeacon)
-        let landmarks = readList(top.optional("landmarks"), places: &places.landmarks, shortened: &places.shortened, readLandmark)
-        let checkpoints = readList(top.optional("checkpoints"), places: &places.checkpoints, shortened: &places.shortened, readCheckpoint)
-        let walks = readList(top.optional("walks"), places: &places.walks, shortened: &places.shortened, readWalk)
+        let rooms = readList(top.optional("rooms"), places: &places, readRoom)
+        let walls = readList(top.optional("walls"), places: &places) { readWall($0, materials: materials) }
+        let beacons = readList(top.required("beacons"), places: &places, readBeacon)
+        let landmarks = readList(top.optional("landmarks"), places: &places, readLandmark)
+        let checkpoints = readList(top.optional("checkpoints"), places: &places, readCheckpoint)
+        let walks = readList(top.optional("walks"), places: &places, readWalk)
         var compass = CompassModel()
         if let c = top.optional("compass")?.mapping(allowed: ["sigma", "bias", "bias_sigma"]) {
             if let v = c.optional("sigma")?.nonNegative() { compass.sigma = v }
