@@ -1,0 +1,73 @@
+// The module's types by names an app's own types cannot shadow.
+//
+// The module and its main class share the name `IndoorLocator`, so in an app `IndoorLocator.Location` looks `Location`
+// up in the class, not in the module. An app with its own `Location`, `Position` or `Room` (many have one) could then
+// name the library's only through Swift 6.3's module selector (`IndoorLocator::Location`) or through aliases in a
+// target of its own. These aliases in the class make `IndoorLocator.Location` the library's on every compiler.
+//
+// Inside the class's extension `Location` would name the alias itself, so each alias goes through a hidden top-level
+// one (a leading underscore keeps it out of the documentation and of code completion).
+
+extension IndoorLocator {
+    /// The module's `Position`, by a name an app's own `Position` does not shadow: `IndoorLocator.Position`.
+    public typealias Position = _IndoorLocatorPosition
+    /// The module's `BeaconIdentity`, by a name an app's own `BeaconIdentity` does not shadow: `IndoorLocator.BeaconIdentity`.
+    public typealias BeaconIdentity = _IndoorLocatorBeaconIdentity
+    /// The module's `BeaconPlacement`, by a name an app's own `BeaconPlacement` does not shadow: `IndoorLocator.BeaconPlacement`.
+    public typealias BeaconPlacement = _IndoorLocatorBeaconPlacement
+    /// The module's `PathLossModel`, by a name an app's own `PathLossModel` does not shadow: `IndoorLocator.PathLossModel`.
+    public typealias PathLossModel = _IndoorLocatorPathLossModel
+    /// The module's `Frieze`, by a name an app's own `Frieze` does not shadow: `IndoorLocator.Frieze`.
+    public typealias Frieze = _IndoorLocatorFrieze
+    /// The module's `WallSegment`, by a name an app's own `WallSegment` does not shadow: `IndoorLocator.WallSegment`.
+    public typealias WallSegment = _IndoorLocatorWallSegment
+    /// The module's `Room`, by a name an app's own `Room` does not shadow: `IndoorLocator.Room`.
+    public typealias Room = _IndoorLocatorRoom
+    /// The module's `RSSISample`, by a name an app's own `RSSISample` does not shadow: `IndoorLocator.RSSISample`.
+    public typealias RSSISample = _IndoorLocatorRSSISample
+    /// The module's `RangingTechnology`, by a name an app's own `RangingTechnology` does not shadow: `IndoorLocator.RangingTechnology`.
+    public typealias RangingTechnology = _IndoorLocatorRangingTechnology
+    /// The module's `RangeSample`, by a name an app's own `RangeSample` does not shadow: `IndoorLocator.RangeSample`.
+    public typealias RangeSample = _IndoorLocatorRangeSample
+    /// The module's `CompassHeading`, by a name an app's own `CompassHeading` does not shadow: `IndoorLocator.CompassHeading`.
+    public typealias CompassHeading = _IndoorLocatorCompassHeading
+    /// The module's `StepSample`, by a name an app's own `StepSample` does not shadow: `IndoorLocator.StepSample`.
+    public typealias StepSample = _IndoorLocatorStepSample
+    /// The module's `LocatorInput`, by a name an app's own `LocatorInput` does not shadow: `IndoorLocator.LocatorInput`.
+    public typealias LocatorInput = _IndoorLocatorLocatorInput
+    /// The module's `UncertaintyEllipse`, by a name an app's own `UncertaintyEllipse` does not shadow: `IndoorLocator.UncertaintyEllipse`.
+    public typealias UncertaintyEllipse = _IndoorLocatorUncertaintyEllipse
+    /// The module's `IgnoredSamples`, by a name an app's own `IgnoredSamples` does not shadow: `IndoorLocator.IgnoredSamples`.
+    public typealias IgnoredSamples = _IndoorLocatorIgnoredSamples
+    /// The module's `Location`, by a name an app's own `Location` does not shadow: `IndoorLocator.Location`.
+    public typealias Location = _IndoorLocatorLocation
+    /// The module's `DeviceOffset`, by a name an app's own `DeviceOffset` does not shadow: `IndoorLocator.DeviceOffset`.
+    public typealias DeviceOffset = _IndoorLocatorDeviceOffset
+    /// The module's `LocationUnavailable`, by a name an app's own `LocationUnavailable` does not shadow: `IndoorLocator.LocationUnavailable`.
+    public typealias LocationUnavailable = _IndoorLocatorLocationUnavailable
+    /// The module's `LocationOutcome`, by a name an app's own `LocationOutcome` does not shadow: `IndoorLocator.LocationOutcome`.
+    public typealias LocationOutcome = _IndoorLocatorLocationOutcome
+    /// The module's `LocatorError`, by a name an app's own `LocatorError` does not shadow: `IndoorLocator.LocatorError`.
+    public typealias LocatorError = _IndoorLocatorLocatorError
+}
+
+public typealias _IndoorLocatorPosition = Position
+public typealias _IndoorLocatorBeaconIdentity = BeaconIdentity
+public typealias _IndoorLocatorBeaconPlacement = BeaconPlacement
+public typealias _IndoorLocatorPathLossModel = PathLossModel
+public typealias _IndoorLocatorFrieze = Frieze
+public typealias _IndoorLocatorWallSegment = WallSegment
+public typealias _IndoorLocatorRoom = Room
+public typealias _IndoorLocatorRSSISample = RSSISample
+public typealias _IndoorLocatorRangingTechnology = RangingTechnology
+public typealias _IndoorLocatorRangeSample = RangeSample
+public typealias _IndoorLocatorCompassHeading = CompassHeading
+public typealias _IndoorLocatorStepSample = StepSample
+public typealias _IndoorLocatorLocatorInput = LocatorInput
+public typealias _IndoorLocatorUncertaintyEllipse = UncertaintyEllipse
+public typealias _IndoorLocatorIgnoredSamples = IgnoredSamples
+public typealias _IndoorLocatorLocation = Location
+public typealias _IndoorLocatorDeviceOffset = DeviceOffset
+public typealias _IndoorLocatorLocationUnavailable = LocationUnavailable
+public typealias _IndoorLocatorLocationOutcome = LocationOutcome
+public typealias _IndoorLocatorLocatorError = LocatorError

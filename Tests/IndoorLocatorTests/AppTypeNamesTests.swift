@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import IndoorLocator
+
+// An app's own types with the library's names, as many apps have: in this file they shadow the library's, as an app's
+// own types do in the app's code. The library's are then named through the class: `IndoorLocator.Location`.
+private struct Location { let exhibit: String }
+private struct Position { let latitude: Double, longitude: Double }
+private struct Room { let number: Int }
+
+@Suite struct AppTypeNamesTests {
+    @Test func anAppWithItsOwnLocationPositionAndRoomNamesTheLibrarysThroughTheClass() throws {
+        let beacons = (0..<4).map { i in
+            IndoorLocator.BeaconPlacement(identity: IndoorLocator.BeaconIdentity(name: "corner-\(i)"),
+                                          position: IndoorLocator.Position(x: Double(i % 2) * 10, y: Double(i / 2) * 10))
+        }
+        let hall = IndoorLocator.Room(name: "hall", outline: [.init(x: 0, y: 0), .init(x: 10, y: 0), .init(x: 10, y: 10), .init(x: 0, y: 10)])
+        let pathLoss = IndoorLocator.PathLossModel(measuredPower: -59, exponent: 2)
+        let locator = try IndoorLocator(beacons: beacons, pathLoss: pathLoss, rooms: [hall], area: (width: 10, depth: 10))
+        let truth = IndoorLocator.Position(x: 3, y: 6)
+        let scan: [IndoorLocator.RSSISample] = beacons.map { b in
+            IndoorLocator.RSSISample(beacon: b.identity, rssi: pathLoss.measuredPower - 20 * log10(truth.distance(to: b.position)))
+        }
+        let outcome: IndoorLocator.LocationOutcome = locator.locate(rssi: scan)
+        let fix: IndoorLocator.Location = try #require(outcome.location)
+        let ellipse: IndoorLocator.UncertaintyEllipse = try #require(fix.uncertainty)
+        // The app's own types stay its own beside the library's.
+        let mine = Location(exhibit: "the corner-0 case"), here = Position(latitude: 42.36, longitude: -71.09), room = Room(number: 7)
+        #expect(fix.position.distance(to: truth) < 1e-4)
+        #expect(fix.room == "hall" && ellipse.semiMajor > 0)
+        #expect(mine.exhibit.hasPrefix("the") && here.latitude > 0 && room.number == 7)
+        // The class's names are the module's types themselves.
+        #expect(IndoorLocator.Location.self == _IndoorLocatorLocation.self)
+        guard case .unavailable(let reason, _) = locator.locate(rssi: Array(scan.prefix(2))) else { Issue.record("two beacons gave a fix"); return }
+        let typed: IndoorLocator.LocationUnavailable = reason
+        #expect(typed == .tooFewBeacons(heard: 2, needed: 3))
+    }
+}
