@@ -51,23 +51,43 @@ extension IndoorLocator {
     public typealias LocatorError = _IndoorLocatorLocatorError
 }
 
+/// The module's `Position` for ``IndoorLocator/IndoorLocator/Position`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorPosition = Position
+/// The module's `BeaconIdentity` for ``IndoorLocator/IndoorLocator/BeaconIdentity`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorBeaconIdentity = BeaconIdentity
+/// The module's `BeaconPlacement` for ``IndoorLocator/IndoorLocator/BeaconPlacement`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorBeaconPlacement = BeaconPlacement
+/// The module's `PathLossModel` for ``IndoorLocator/IndoorLocator/PathLossModel`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorPathLossModel = PathLossModel
+/// The module's `Frieze` for ``IndoorLocator/IndoorLocator/Frieze`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorFrieze = Frieze
+/// The module's `WallSegment` for ``IndoorLocator/IndoorLocator/WallSegment`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorWallSegment = WallSegment
+/// The module's `Room` for ``IndoorLocator/IndoorLocator/Room`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorRoom = Room
+/// The module's `RSSISample` for ``IndoorLocator/IndoorLocator/RSSISample`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorRSSISample = RSSISample
+/// The module's `RangingTechnology` for ``IndoorLocator/IndoorLocator/RangingTechnology`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorRangingTechnology = RangingTechnology
+/// The module's `RangeSample` for ``IndoorLocator/IndoorLocator/RangeSample`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorRangeSample = RangeSample
+/// The module's `CompassHeading` for ``IndoorLocator/IndoorLocator/CompassHeading`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorCompassHeading = CompassHeading
+/// The module's `StepSample` for ``IndoorLocator/IndoorLocator/StepSample`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorStepSample = StepSample
+/// The module's `LocatorInput` for ``IndoorLocator/IndoorLocator/LocatorInput`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocatorInput = LocatorInput
+/// The module's `UncertaintyEllipse` for ``IndoorLocator/IndoorLocator/UncertaintyEllipse`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorUncertaintyEllipse = UncertaintyEllipse
+/// The module's `IgnoredSamples` for ``IndoorLocator/IndoorLocator/IgnoredSamples`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorIgnoredSamples = IgnoredSamples
+/// The module's `Location` for ``IndoorLocator/IndoorLocator/Location`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocation = Location
+/// The module's `DeviceOffset` for ``IndoorLocator/IndoorLocator/DeviceOffset`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorDeviceOffset = DeviceOffset
+/// The module's `LocationUnavailable` for ``IndoorLocator/IndoorLocator/LocationUnavailable`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocationUnavailable = LocationUnavailable
+/// The module's `LocationOutcome` for ``IndoorLocator/IndoorLocator/LocationOutcome`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocationOutcome = LocationOutcome
+/// The module's `LocatorError` for ``IndoorLocator/IndoorLocator/LocatorError`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocatorError = LocatorError
