@@ -101,6 +101,12 @@ package final class ParticleTracker {
         /// The share of the particles drawn afresh around the scan's fit when the cloud is lost, in (0, 1]: every
         /// (1/share, rounded)-th particle.
         package var injectedShare = 0.1
+        /// The readings and ranges a scan needs before a lost cloud is drawn again around its fit: four, one more than
+        /// the fit's unknowns (x, y, δ). A fit of three readings passes through all three (only the fallback prior holds
+        /// δ), so it follows their noise, and particles drawn around it followed it: museum-gallery's field walk of seed
+        /// 500 was reset around three such fits and its reports stayed 6 to 21 m off (walk RMSE 9.30 m with three, 3.79 m
+        /// with four; docs/tracking.md, "A lost cloud").
+        package var resetReadings = 4
         package init() {}
     }
 
@@ -930,9 +936,10 @@ package final class ParticleTracker {
 
     /// Where scan `o`'s own fit would put fresh particles when the cloud is lost (``inject(_:)``): the scan fitted on its
     /// own, with no prior on δ from the cloud (which may have gone wrong with it) and where the walker faced forgotten
-    /// (the scan's own steps tell it again). Nil when the scan has fewer than three readings and ranges or gives no fit.
+    /// (the scan's own steps tell it again). Nil when the scan has fewer than ``Settings/resetReadings`` readings and ranges
+    /// or gives no fit.
     private func freshParticles(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> NewParticles? {
-        guard o.beacons.count + ranges.count >= 3 else { return nil }
+        guard o.beacons.count + ranges.count >= settings.resetReadings else { return nil }
         fit.startDevice()   // the scan on its own: nothing from the lost cloud, nor where the walker faced
         guard case .fix(let f) = fit.locate(o, ranges: ranges), let c = fit.linearCovariance else { return nil }
         return newParticles(f, linear: c, dt: dt)
