@@ -41,7 +41,7 @@ public struct Venue: Sendable {
                      && beaconHeightOffset.count == beaconPositions.count, "beacon arrays must have one entry per beacon")
         self.name = name; self.bounds = bounds; self.radio = radio; self.beaconIDs = beaconIDs
         self.beaconPositions = beaconPositions; self.beaconP0 = beaconP0; self.beaconHeightOffset = beaconHeightOffset
-        self.landmarks = landmarks; self.rooms = rooms; self.walls = WallIndex(walls)
+        self.landmarks = landmarks; self.rooms = rooms; self.walls = WallIndex(walls, origins: beaconPositions)
         self.isPlanar = beaconHeightOffset.allSatisfy { $0 == 0 }
         self.friezes = landmarks.indices.filter { landmarks[$0].kind == .frieze }
         self.exhibits = landmarks.indices.filter { landmarks[$0].kind == .exhibit }
@@ -60,6 +60,10 @@ public struct Venue: Sendable {
     }
 
     public var beaconCount: Int { beaconPositions.count }
+
+    /// The loss of the walls between beacon `i` and a phone at `p`, dB: through the beacon's fan (``WallIndex``'s
+    /// origin `i`), the same value as `walls.loss(from:to:)`.
+    public func wallLoss(beacon i: Int, to p: Point) -> Double { walls.isEmpty ? 0 : walls.loss(fromOrigin: i, to: p) }
 
     /// Horizontal range implied by an RSSI (the path-loss law inverted, height removed), metres.
     @inlinable public func horizontalRange(beacon i: Int, rssi: Double) -> Double {

@@ -15,7 +15,7 @@ public struct PathLoss: Sendable {
         beaconY = s.beacons.map(\.position.y)
         beaconDZ = s.beacons.map { s.radio.heightOffset(beaconHeight: $0.height) }
         beaconP0 = s.beacons.map { s.radio.p0(beacon: $0.p0) }
-        walls = WallIndex(s.walls)
+        walls = WallIndex(s.walls, origins: s.beacons.map(\.position))   // beacon i's fan is origin i
     }
 
     public var beaconCount: Int { beaconX.count }
@@ -31,7 +31,7 @@ public struct PathLoss: Sendable {
 
     /// Total loss of the walls crossed by the straight line from beacon `i` to `p`, dB. Each wall counts once.
     public func wallLoss(beacon i: Int, to p: Point) -> Double {
-        walls.loss(from: Point(beaconX[i], beaconY[i]), to: p)
+        walls.isEmpty ? 0 : walls.loss(fromOrigin: i, to: p)
     }
 
     /// Mean RSSI of beacon `i` heard at `p` (no shadowing), dBm.

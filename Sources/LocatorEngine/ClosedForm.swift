@@ -69,7 +69,7 @@ package enum ClosedForm {
             let c = venue.beaconPositions[o.beacon]
             let dz = venue.beaconHeightOffset[o.beacon]
             let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + dz * dz).squareRoot()
-            sum += o.rssi - venue.radio.meanRSSI(distance: d, p0: venue.beaconP0[o.beacon]) + venue.walls.loss(from: c, to: p)
+            sum += o.rssi - venue.radio.meanRSSI(distance: d, p0: venue.beaconP0[o.beacon]) + venue.wallLoss(beacon: o.beacon, to: p)
         }
         return sum / Double(beacons.count)
     }

@@ -61,6 +61,9 @@ package final class FixProblem {
     /// computed once per point, not twice; the numbers are the same.
     let bslope: UnsafeMutablePointer<Double>
     let slopePoint: UnsafeMutablePointer<Double>
+    /// Each RSSI and censored term's beacon as an origin of the walls' fans (``WallIndex/loss(fromOrigin:to:)``), −1 when
+    /// its position is not one (the wall loss is then found by the plain query).
+    let bfan, cfan: UnsafeMutablePointer<Double>
     /// Where each of the likelihood-ratio region's rays ends, relative to the fix (``regionRays`` points).
     private let rayEnds = UnsafeMutablePointer<Point>.allocate(capacity: FixProblem.regionRays)
     package private(set) var rssiCount = 0
@@ -99,14 +102,14 @@ package final class FixProblem {
         self.solver = solver
         let m = max(capacity, 1)
         termCapacity = m
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 19 * m + 4)
-        block.initialize(repeating: 0, count: 19 * m + 4)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 21 * m + 4)
+        block.initialize(repeating: 0, count: 21 * m + 4)
         let slice = { (k: Int) in block + k * m }
         bx = slice(0); by = slice(1); bdz = slice(2); bp0 = slice(3); brssi = slice(4); bweight = slice(5); brange = slice(6)
         brobust = slice(7)
         mx = slice(8); my = slice(9); mdz = slice(10); mdistance = slice(11); mweight = slice(12)
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
-        bslope = slice(18); slopePoint = slice(19)
+        bslope = slice(18); bfan = slice(19); cfan = slice(20); slopePoint = slice(21)
         rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
         lx = .allocate(capacity: 4); ly = lx + 1; lheading = lx + 2; lweight = lx + 3   // grown on the first bearing
         self.capacity = 3 * termCapacity + 8
@@ -145,6 +148,7 @@ package final class FixProblem {
         let i = rssiCount
         precondition(i < termCapacity, "more RSSI terms than beacons")
         bx[i] = position.x; by[i] = position.y; bdz[i] = heightOffset; bp0[i] = p0; brssi[i] = rssi
+        bfan[i] = fanOrigin(of: position)
         let k = correlatedShadowing ? 1 : Double(max(count, 1))
         bweight[i] = 1 / (sigma * sigma / k + modelError * modelError).squareRoot()
         // The range domain's distance (a pow per term: only that domain reads it).
@@ -178,10 +182,16 @@ package final class FixProblem {
         let k = correlatedShadowing ? 1.0 : Double(max(advertisements, 1))
         for b in 0..<min(venue.beaconCount, termCapacity) where !heard.contains(b) {
             let i = censoredCount
-            cx[i] = venue.beaconPositions[b].x; cy[i] = venue.beaconPositions[b].y
+            cx[i] = venue.beaconPositions[b].x; cy[i] = venue.beaconPositions[b].y; cfan[i] = fanOrigin(of: venue.beaconPositions[b])
             cdz[i] = venue.beaconHeightOffset[b]; cp0[i] = venue.beaconP0[b]; cmissed[i] = k
             censoredCount += 1
         }
+    }
+
+    /// `position`'s fan in the walls' index (``bfan``), −1 without one.
+    private func fanOrigin(of position: Point) -> Double {
+        guard let walls, !walls.isEmpty, let k = walls.origin(of: position) else { return -1 }
+        return Double(k)
     }
 
     package func addBearing(landmark: Point, headingDegrees: Double, sigmaDegrees: Double) {
@@ -356,7 +366,7 @@ package final class FixProblem {
                  ranges: (mx, my, mdz, mdistance, mweight, rangeCount),
                  censored: (cx, cy, cdz, cp0, cmissed, censoredCount),
                  bearings: (lx, ly, lheading, lweight, bearingCount),
-                 prior: estimatesOffset ? offsetPrior : nil, statePrior: statePrior, slopes: (bslope, slopePoint))
+                 prior: estimatesOffset ? offsetPrior : nil, statePrior: statePrior, slopes: (bslope, slopePoint), fans: (bfan, cfan))
     }
 
     /// The residuals at `p` (and δ) as an array (for tests: the Jacobian is checked against finite differences).
@@ -415,6 +425,8 @@ package struct FixModel {
     package let residualCount: Int
     /// ``FixProblem``'s slope cache: dm/dμ per RSSI term and the point it holds (x, y, δ, valid).
     let bslope, slopePoint: Buffer
+    /// Each RSSI and censored term's fan in the walls' index, −1 without one (``FixProblem``'s `bfan`, `cfan`).
+    let bfan, cfan: Buffer
 
     typealias Buffer = UnsafeMutablePointer<Double>
 
@@ -447,7 +459,7 @@ package struct FixModel {
     package func standardisedRSSIResidual(_ i: Int, at s: FixProblem.Solution) -> Double {
         let dx = s.position.x - bx[i], dy = s.position.y - by[i]
         let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-        let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: s.position)
+        let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: s.position, fan: bfan[i])
         return (brssi[i] - heardMean(bp0[i] + s.offset - halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
     }
 
@@ -467,7 +479,7 @@ package struct FixModel {
          ranges: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          censored: (Buffer, Buffer, Buffer, Buffer, Buffer, Int),
          bearings: (Buffer, Buffer, Buffer, Buffer, Int),
-         prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer)) {
+         prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopes: (Buffer, Buffer), fans: (Buffer, Buffer)) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
         hasWalls = walls.map { !$0.isEmpty } ?? false
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
@@ -480,13 +492,16 @@ package struct FixModel {
         self.prior = prior
         self.statePrior = statePrior
         (bslope, slopePoint) = slopes
+        (bfan, cfan) = fans
         slopePoint[3] = 0   // the terms may have changed since the last model
         residualCount = rssiCount + rangeCount + censoredCount + bearingCount + (prior != nil ? 1 : 0) + (statePrior != nil ? unknowns : 0)
     }
 
-    /// The loss of the walls between a beacon at `p` and the phone at `q`, dB (0 without walls).
-    @inline(__always) func wallLoss(from p: Point, to q: Point) -> Double {
-        hasWalls ? walls!.loss(from: p, to: q) : 0
+    /// The loss of the walls between a beacon at `p` and the phone at `q`, dB (0 without walls): through the beacon's
+    /// fan when it has one (`fan` ≥ 0; the same value).
+    @inline(__always) func wallLoss(from p: Point, to q: Point, fan: Double) -> Double {
+        guard hasWalls else { return 0 }
+        return fan >= 0 ? walls!.loss(fromOrigin: Int(fan), to: q) : walls!.loss(from: p, to: q)
     }
 
     /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
@@ -501,7 +516,7 @@ package struct FixModel {
     @inline(__always) func censored(_ c: Int, x: Double, y: Double, delta: Double) -> (r: Double, dr: Double, dx: Double, dy: Double, d2: Double) {
         let dx = x - cx[c], dy = y - cy[c]
         let d2 = max(dx * dx + dy * dy + cdz[c] * cdz[c], 1e-12)
-        let wallLoss = wallLoss(from: Point(cx[c], cy[c]), to: Point(x, y))
+        let wallLoss = wallLoss(from: Point(cx[c], cy[c]), to: Point(x, y), fan: cfan[c])
         let mu = cp0[c] + delta - halfTenNOverLn10 * log(d2) - wallLoss
         let z = (sensitivity - mu) / sigma
         let miss = max(packetLoss + (1 - packetLoss) * TruncatedNormal.cdf(z), 1e-300)
@@ -528,7 +543,7 @@ package struct FixModel {
             switch domain {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
-                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
+                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
                 let term = rssiTerm(i, mean: bp0[i] + delta - k * log(d2) - wallLoss)
                 bslope[i] = term.slope
                 out[i] = term.r
@@ -604,7 +619,7 @@ package struct FixModel {
             let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
             switch domain {
             case .rssi:
-                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
+                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
                 let spread = k * ln(d2)
                 let r0 = tabulatedRSSIResidual(i, mean: bp0[i] + delta - spread - wallLoss)
                 add(r0, profiles ? tabulatedRSSIResidual(i, mean: bp0[i] + raised - spread - wallLoss) : r0)
@@ -651,7 +666,7 @@ package struct FixModel {
                 if truncated && cached {
                     w *= bslope[i]
                 } else if truncated {
-                    let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y))
+                    let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
                     w *= heardMean(bp0[i] + delta - halfTenNOverLn10 * log(d2) - wallLoss).slope
                 }
                 row[0] = c * dx / d2 * w

@@ -64,7 +64,7 @@ package struct FloorplanIndex: Sendable {
         hasWalls = !venue.walls.isEmpty
         // Cell-major: a particle reads every beacon's value at its cell from one or two cache lines.
         beaconCount = venue.beaconCount
-        let wallLosses = venue.walls.isEmpty ? [] : centres.flatMap { c in venue.beaconPositions.map { Float(venue.walls.loss(from: $0, to: c)) } }
+        let wallLosses = venue.walls.isEmpty ? [] : centres.flatMap { c in venue.beaconPositions.indices.map { Float(venue.wallLoss(beacon: $0, to: c)) } }
         losses = wallLosses
         let k = 5 * venue.radio.exponent / log(10.0), beacons = venue.beaconCount
         attenuations = !withAttenuations ? [] : centres.indices.flatMap { c in

@@ -96,3 +96,56 @@ import LabScenarioIO
         #expect(parentPath("/tmp/x/y.png") == "/tmp/x")
     }
 }
+
+/// The walls' fans (``WallIndex/loss(fromOrigin:to:)``) give the plain query's loss bit for bit: over the walled bundled
+/// scenarios from every beacon, and over 70 random walls (two words of walls per sector) with losses that do not add
+/// exactly, from origins on a wall, at a wall's end, in line with a wall and anywhere, to random points, to the walls'
+/// ends, to points on walls, along the axes (the pseudo-angle's quadrant edges) and to the origin itself.
+@Suite struct WallFanTests {
+    /// A seeded generator (xorshift64*), so the test repeats.
+    struct Draws {
+        var state: UInt64
+        mutating func next() -> Double {
+            state ^= state >> 12; state ^= state << 25; state ^= state >> 27
+            return Double((state &* 2685821657736338717) >> 11) / Double(1 << 53)
+        }
+        mutating func point(in r: Rect) -> Point { Point(r.minX + next() * r.width, r.minY + next() * r.height) }
+    }
+
+    func expectSameLoss(_ index: WallIndex, from origins: [Point], to targets: [Point], _ what: String) {
+        var mismatches = 0, crossed = 0
+        for (k, p) in origins.enumerated() {
+            #expect(index.origin(of: p) != nil)
+            for q in targets {
+                let plain = index.loss(from: p, to: q), fan = index.loss(fromOrigin: k, to: q)
+                if plain.bitPattern != fan.bitPattern { mismatches += 1 }
+                if plain > 0 { crossed += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(what): \(mismatches) queries differ")
+        #expect(crossed > origins.count, "\(what): the queries cross walls (\(crossed))")
+    }
+
+    @Test func aFanGivesThePlainQuerysLossBitForBit() throws {
+        var draws = Draws(state: 0x9E37_79B9_7F4A_7C15)
+        for name in ["esoc-office", "museum-gallery", "smart-home"] {
+            let s = try BundledScenarios.load(name)
+            let venue = Venue(s)
+            let targets = (0..<400).map { _ in draws.point(in: s.bounds) } + s.walls.flatMap { [$0.segment.a, $0.segment.b] }
+            expectSameLoss(venue.walls, from: venue.beaconPositions, to: targets, name)
+        }
+        let box = Rect(minX: 0, minY: 0, maxX: 50, maxY: 40)
+        let walls = (0..<70).map { i in
+            Wall(segment: Segment(draws.point(in: box), draws.point(in: box)), loss: 0.1 + 7.3 * draws.next() + Double(i % 3) / 7)
+        }
+        let w0 = walls[0].segment, w1 = walls[1].segment
+        let onWall = w0.a + (w0.b - w0.a) * 0.375
+        let inLine = w1.b + (w1.b - w1.a) * 0.5
+        let origins = [onWall, w0.a, inLine, Point(25, 20), Point(0, 0)] + (0..<20).map { _ in draws.point(in: box) }
+        let index = WallIndex(walls, origins: origins)
+        var targets = (0..<300).map { _ in draws.point(in: box) } + walls.flatMap { [$0.segment.a, $0.segment.b] }
+        targets += walls.prefix(10).map { $0.segment.a + ($0.segment.b - $0.segment.a) * 0.5 }
+        for p in origins { targets += [p, Point(p.x + 7, p.y), Point(p.x, p.y + 7), Point(p.x - 7, p.y), Point(p.x, p.y - 7)] }
+        expectSameLoss(index, from: origins, to: targets, "random walls")
+    }
+}
