@@ -246,8 +246,11 @@ enum BenchEstimators {
 enum BenchLocator {
     /// The shipped library through its public API: open-hall's 8 beacons given iBeacon identities,
     /// scans as simulated (about 9 samples per beacon per window).
-    static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
-        let s = try BundledScenarios.load("open-hall")
+    /// Scenario `s` as an app describes it to the library (iBeacon identities, its walls), and its test grid's scans as
+    /// simulated: raw, and as a phone's ranging API reports them (one averaged RSSI per beacon heard per second).
+    /// With `everyBeacon`, only the scans that heard every beacon.
+    static func library(_ s: Scenario, everyBeacon: Bool) throws -> (placements: [BeaconPlacement], model: PathLossModel, walls: [WallSegment],
+                                                                     area: (width: Double, depth: Double), scans: [[RSSISample]], ranged: [[RSSISample]]) {
         let uuid = UUID(uuidString: "B9407F30-F5F8-466E-AFF9-25556B57FE6D")!
         let ids = s.beacons.indices.map { BeaconIdentity(uuid: uuid, major: 1, minor: UInt16($0)) }
         let placements = zip(s.beacons, ids).map { b, id in
@@ -255,19 +258,26 @@ enum BenchLocator {
         }
         let model = PathLossModel(measuredPower: s.radio.p0, exponent: s.radio.exponent, shadowingSigma: s.radio.sigma,
                                   receiverHeight: s.radio.receiverHeight, scanWindow: s.radio.scanWindow)
-        let area = (width: s.bounds.maxX, depth: s.bounds.maxY)
-
+        let walls = s.walls.map { WallSegment(from: Position(x: $0.segment.a.x, y: $0.segment.a.y), to: Position(x: $0.segment.b.x, y: $0.segment.b.y), loss: $0.loss) }
         let sim = try Simulator(scenario: s)
         let scans = sim.simulate(points: sim.testPoints(spacing: 1), seed: 1)
-            .filter { Set($0.readings.map(\.beacon)).count == s.beacons.count }
+            .filter { e in
+                let heard = Set(e.readings.map(\.beacon)).count
+                return everyBeacon ? heard == s.beacons.count : heard >= 3
+            }
             .map { e in e.readings.map { RSSISample(beacon: ids[$0.beacon], rssi: $0.rssi, timestamp: Date(timeIntervalSinceReferenceDate: $0.t)) } }
-        // What a phone's ranging API reports: one averaged RSSI per beacon per second.
         let ranged = scans.map { scan in
-            ids.map { id in
+            ids.compactMap { id -> RSSISample? in
                 let mine = scan.filter { $0.beacon == id }
-                return RSSISample(beacon: id, rssi: mine.map { $0.rssi }.reduce(0, +) / Double(mine.count))
+                return mine.isEmpty ? nil : RSSISample(beacon: id, rssi: mine.map { $0.rssi }.reduce(0, +) / Double(mine.count))
             }
         }
+        return (placements, model, walls, (width: s.bounds.maxX, depth: s.bounds.maxY), scans, ranged)
+    }
+
+    static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
+        let s = try BundledScenarios.load("open-hall")
+        let (placements, model, _, area, scans, ranged) = try library(s, everyBeacon: true)
         let before = indoorlab_heap_in_use()
         let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
         _ = locator.locate(scans[0])  // the solver's workspace is allocated on first use
@@ -311,11 +321,24 @@ enum BenchLocator {
             return 10
         }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
+        // In a walled venue: esoc-office's 30 walls in the fit, its grid's scans that heard three beacons or more.
+        let office = try BundledScenarios.load("esoc-office")
+        let walled = try library(office, everyBeacon: false)
+        let officeLocator = try IndoorLocator(beacons: walled.placements, pathLoss: walled.model, walls: walled.walls, area: walled.area)
+        var o = 0
+        let rWalled = LabBenchmark.rate(timing) {
+            for _ in 0..<100 { _ = officeLocator.locate(walled.ranged[o % walled.ranged.count]); o += 1 }
+            return 100
+        }
+        let officeHeard = Double(walled.ranged.map(\.count).reduce(0, +)) / Double(max(walled.ranged.count, 1))
         return [
             .init(name: "IndoorLocator stream locations/s", measured: rStream, unit: "locations/s", target: nil,
                   note: "public API, add(_:) and currentLocation(at:), the \(IndoorLocator.estimatorName) (1,000 particles), 8 beacons, 1 core"),
             .init(name: "IndoorLocator fixes/s", measured: rRanged, unit: "fixes/s", target: 4e5,
                   note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift"),
+            .init(name: "IndoorLocator fixes/s [esoc-office, walls]", measured: rWalled, unit: "fixes/s", target: nil,
+                  note: String(format: "public API, %d walls in the fit, %.1f beacons heard on average, one averaged sample each, 1 core",
+                               office.walls.count, officeHeard)),
             .init(name: "IndoorLocator's algorithm with GSL (reference)", measured: rGSL, unit: "fixes/s", target: nil,
                   note: "the same fit and scans through the lab's \(EstimatorKind.shipped.rawValue) estimator (Swift calling GSL), no API layer, 1 core"),
             .init(name: "IndoorLocator fixes/s [raw samples]", measured: r, unit: "fixes/s", target: nil,
