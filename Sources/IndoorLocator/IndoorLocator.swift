@@ -24,7 +24,7 @@ internal import LocatorEngine
 /// **tracks** the walker (``estimatorName``, the tournament's winner): a particle filter on the floorplan (1,000
 /// particles that cannot walk through walls, each with the phone's offset), weighed by each window's RSSI with the
 /// walls' losses, by which beacons were heard and which were missed (given ``PathLossModel/sensitivity``), and by
-/// ranges; moved by the phone's steps when the app feeds them (``StepSample``). Each location also weighs the scans
+/// ranges; moved by the phone's steps when the app feeds them (``/IndoorLocator/StepSample``). Each location also weighs the scans
 /// before it and carries a velocity; the window's own fix stays available as ``Location/snapshot``. Its random draws
 /// come from the `seed` given at creation.
 ///
@@ -91,7 +91,7 @@ public final class IndoorLocator: @unchecked Sendable {
     ///     beacons' bounding box grown by 10 m on each side.
     ///   - seed: the stream's tracker draws random numbers (its particles) from this seed: the same seed and the same
     ///     measurements give the same locations.
-    /// - Throws: ``LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, a value is not
+    /// - Throws: ``/IndoorLocator/LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, a value is not
     ///   finite, or the beacons span more than a `Double` can measure.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
                 walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil, seed: UInt64 = 0) throws {
@@ -187,7 +187,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     /// Starts from a known offset of this phone (e.g. measured once against a beacon at 1 m): the fits use it
     /// as a prior with its σ and keep refining it. A σ below 0.001 dB counts as 0.001 dB, one above 100 dB as 100 dB.
-    /// - Throws: ``LocatorError`` (and changes nothing) when the offset is not a number within ±100 dB or its σ is not
+    /// - Throws: ``/IndoorLocator/LocatorError`` (and changes nothing) when the offset is not a number within ±100 dB or its σ is not
     ///   a finite number ≥ 0.
     public func assumeDeviceOffset(_ offset: DeviceOffset) throws {
         guard offset.decibels.isFinite, abs(offset.decibels) <= 100 else {

@@ -50,9 +50,10 @@ public final class WallIndex: Sendable {
                 let ax = wall.segment.a.x - p.x, ay = wall.segment.a.y - p.y
                 let bx = wall.segment.b.x - p.x, by = wall.segment.b.y - p.y
                 let cross = ax * by - ay * bx
-                let scale = (ax * ax + ay * ay).squareRoot() * (bx * bx + by * by).squareRoot()
-                guard abs(cross) > 1e-9 * scale else {
-                    // Through the origin or in line with it: every sector (the test decides).
+                let ra = (ax * ax + ay * ay).squareRoot(), rb = (bx * bx + by * by).squareRoot()
+                guard abs(cross) > 1e-9 * ra * rb, min(ra, rb) > 1e-9 * max(ra, rb) else {
+                    // Through the origin, in line with it, or ending (nearly) at it: every sector (the test decides). Near
+                    // an end the test's rounding can find a crossing the geometry does not have, in any direction.
                     for bin in 0..<bins { fans[base + bin * words] |= bit }
                     continue
                 }
@@ -86,6 +87,7 @@ public final class WallIndex: Sendable {
         let p = origins[k]
         let rx = q.x - p.x, ry = q.y - p.y
         if rx == 0 && ry == 0 { return 0 }   // every wall's test fails on a segment of no length
+        guard rx.isFinite, ry.isFinite else { return loss(from: p, to: q) }   // no sector: the plain query
         let loX = min(p.x, q.x), hiX = max(p.x, q.x), loY = min(p.y, q.y), hiY = max(p.y, q.y)
         let base = (k * WallIndex.fanBins + WallIndex.sector(rx, ry)) * words
         var total = 0.0

@@ -29,10 +29,34 @@ private struct Room { let number: Int }
         #expect(fix.position.distance(to: truth) < 1e-4)
         #expect(fix.room == "hall" && ellipse.semiMajor > 0)
         #expect(mine.exhibit.hasPrefix("the") && here.latitude > 0 && room.number == 7)
-        // The class's names are the module's types themselves.
-        #expect(IndoorLocator.Location.self == _IndoorLocatorLocation.self)
         guard case .unavailable(let reason, _) = locator.locate(rssi: Array(scan.prefix(2))) else { Issue.record("two beacons gave a fix"); return }
         let typed: IndoorLocator.LocationUnavailable = reason
         #expect(typed == .tooFewBeacons(heard: 2, needed: 3))
+    }
+
+    /// Every public type the module declares at its top level has its name in the class, and that name is the type itself.
+    @Test func everyPublicTypeOfTheModuleIsNamedInTheClass() throws {
+        let sources = packageRoot.appendingPathComponent("Sources/IndoorLocator")
+        var declared: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: sources.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("public ") {
+                let words = line.split(separator: " ")
+                guard words.count > 2, ["struct", "enum", "class", "protocol", "actor"].contains(words[words[1] == "final" ? 2 : 1]) else { continue }
+                let name = words[words[1] == "final" ? 3 : 2].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                if name != "IndoorLocator" { declared.append(String(name)) }
+            }
+        }
+        let names = try String(contentsOf: sources.appendingPathComponent("Names.swift"), encoding: .utf8)
+        #expect(declared.count >= 20, "found \(declared)")
+        for name in declared {
+            #expect(names.contains("    public typealias \(name) = _IndoorLocator\(name)\n"), "IndoorLocator.\(name) is missing")
+            #expect(names.contains("public typealias _IndoorLocator\(name) = \(name)\n"), "_IndoorLocator\(name) is missing")
+        }
+        // The names are the types (this file's own Location, Position and Room aside, checked through the library's API above).
+        func same<T>(_: T.Type, _: T.Type) {}
+        same(IndoorLocator.RSSISample.self, RSSISample.self); same(IndoorLocator.RangeSample.self, RangeSample.self)
+        same(IndoorLocator.BeaconIdentity.self, BeaconIdentity.self); same(IndoorLocator.WallSegment.self, WallSegment.self)
+        same(IndoorLocator.LocationOutcome.self, LocationOutcome.self); same(IndoorLocator.DeviceOffset.self, DeviceOffset.self)
     }
 }

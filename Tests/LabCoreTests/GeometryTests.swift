@@ -99,8 +99,9 @@ import LabScenarioIO
 
 /// The walls' fans (``WallIndex/loss(fromOrigin:to:)``) give the plain query's loss bit for bit: over the walled bundled
 /// scenarios from every beacon, and over 70 random walls (two words of walls per sector) with losses that do not add
-/// exactly, from origins on a wall, at a wall's end, in line with a wall and anywhere, to random points, to the walls'
-/// ends, to points on walls, along the axes (the pseudo-angle's quadrant edges) and to the origin itself.
+/// exactly, from origins on a wall, at a wall's end and an ulp off it (where the test's rounding finds crossings in any
+/// direction), in line with a wall and anywhere, to random points, to the walls' ends, to points on walls, along the axes
+/// (the pseudo-angle's quadrant edges) and to the origin itself.
 @Suite struct WallFanTests {
     /// A seeded generator (xorshift64*), so the test repeats.
     struct Draws {
@@ -141,10 +142,16 @@ import LabScenarioIO
         let w0 = walls[0].segment, w1 = walls[1].segment
         let onWall = w0.a + (w0.b - w0.a) * 0.375
         let inLine = w1.b + (w1.b - w1.a) * 0.5
-        let origins = [onWall, w0.a, inLine, Point(25, 20), Point(0, 0)] + (0..<20).map { _ in draws.point(in: box) }
-        let index = WallIndex(walls, origins: origins)
+        // Beside a wall's end by an ulp: a slanted wall's, and an axis-parallel one's (a review's counterexamples).
+        let nearEnds = [Point(w0.b.x, w0.b.y.nextUp), Point(w1.a.x.nextDown, w1.a.y.nextUp), Point(18.4.nextDown, 6.9.nextDown)]
+        let axisWall = Wall(segment: Segment(Point(18.4, 42.7), Point(18.4, 6.9)), loss: 4.1)
+        let slanted = Wall(segment: Segment(Point(0, 0), Point(10, 5)), loss: 3.3)
+        let origins = [onWall, w0.a, inLine, Point(25, 20), Point(0, 0), Point(10, 5.0.nextUp)] + nearEnds + (0..<20).map { _ in draws.point(in: box) }
+        let index = WallIndex(walls + [axisWall, slanted], origins: origins)
         var targets = (0..<300).map { _ in draws.point(in: box) } + walls.flatMap { [$0.segment.a, $0.segment.b] }
-        targets += walls.prefix(10).map { $0.segment.a + ($0.segment.b - $0.segment.a) * 0.5 }
+        targets += walls.prefix(10).map { $0.segment.a + ($0.segment.b - $0.segment.a) * 0.5 } + [Point(12, -5)]
+        targets += (0..<200).map { _ in Point(-20 + 90 * draws.next(), -20 + 80 * draws.next()) }   // beyond the walls' box too
+        targets += [Point(.nan, 3), Point(.infinity, .infinity), Point(-.infinity, 2)]   // no sector: the plain query, no trap
         for p in origins { targets += [p, Point(p.x + 7, p.y), Point(p.x, p.y + 7), Point(p.x - 7, p.y), Point(p.x, p.y - 7)] }
         expectSameLoss(index, from: origins, to: targets, "random walls")
     }
