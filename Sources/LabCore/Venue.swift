@@ -63,7 +63,7 @@ public struct Venue: Sendable {
 
     /// The loss of the walls between beacon `i` and a phone at `p`, dB: through the beacon's fan (``WallIndex``'s
     /// origin `i`), the same value as `walls.loss(from:to:)`.
-    public func wallLoss(beacon i: Int, to p: Point) -> Double { walls.isEmpty ? 0 : walls.loss(fromOrigin: i, to: p) }
+    public func wallLoss(beacon i: Int, to p: Point) -> Double { walls.loss(fromOrigin: i, to: p) }
 
     /// Horizontal range implied by an RSSI (the path-loss law inverted, height removed), metres.
     @inlinable public func horizontalRange(beacon i: Int, rssi: Double) -> Double {

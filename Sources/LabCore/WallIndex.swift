@@ -82,8 +82,10 @@ public final class WallIndex: Sendable {
     /// The index of the fan whose origin is exactly `p`, if there is one.
     public func origin(of p: Point) -> Int? { origins.firstIndex { $0.x == p.x && $0.y == p.y } }
 
-    /// ``loss(from:to:)`` from origin `k` (``origins``) to `q`, through its fan: the same value, bit for bit.
+    /// ``loss(from:to:)`` from origin `k` (``origins``) to `q`, through its fan: the same value, bit for bit (0 without
+    /// walls, where there are no fans).
     public func loss(fromOrigin k: Int, to q: Point) -> Double {
+        if records.isEmpty { return 0 }
         let p = origins[k]
         let rx = q.x - p.x, ry = q.y - p.y
         if rx == 0 && ry == 0 { return 0 }   // every wall's test fails on a segment of no length

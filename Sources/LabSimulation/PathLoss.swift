@@ -31,7 +31,7 @@ public struct PathLoss: Sendable {
 
     /// Total loss of the walls crossed by the straight line from beacon `i` to `p`, dB. Each wall counts once.
     public func wallLoss(beacon i: Int, to p: Point) -> Double {
-        walls.isEmpty ? 0 : walls.loss(fromOrigin: i, to: p)
+        walls.loss(fromOrigin: i, to: p)
     }
 
     /// Mean RSSI of beacon `i` heard at `p` (no shadowing), dBm.
