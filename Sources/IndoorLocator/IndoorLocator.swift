@@ -20,7 +20,7 @@ internal import LocatorEngine
 /// times less accurate behind walls.
 ///
 /// **One scan or a stream.** ``locate(rssi:ranges:headings:)`` fixes one scan on its own (the tournament's best
-/// snapshot estimator, ``snapshotEstimatorName``). The stream — ``locations(from:)`` and ``currentLocation(at:)`` —
+/// snapshot estimator, ``snapshotEstimatorName``). The stream — ``locations(from:)-(Inputs)`` and ``currentLocation(at:)`` —
 /// **tracks** the walker (``estimatorName``, the tournament's winner): a particle filter on the floorplan (1,000
 /// particles that cannot walk through walls, each with the phone's offset), weighed by each window's RSSI with the
 /// walls' losses, by which beacons were heard and which were missed (given ``PathLossModel/sensitivity``), and by
@@ -84,6 +84,10 @@ public final class IndoorLocator: @unchecked Sendable {
 
     /// Creates a locator from beacon placements and a radio model.
     /// - Parameters:
+    ///   - beacons: where each beacon is and who it is; at least 3, each identity once.
+    ///   - pathLoss: the radio model the beacons were calibrated with (their power at 1 m, the path-loss exponent,
+    ///     the shadowing and the receiver's sensitivity).
+    ///   - friezes: the friezes or exhibits whose compass headings the app may report; a fix names the one in view.
     ///   - walls: the venue's walls with their losses; the estimator models the loss of each wall a line of
     ///     sight crosses.
     ///   - rooms: the venue's rooms; a fix names the room it falls in.
@@ -268,7 +272,7 @@ public final class IndoorLocator: @unchecked Sendable {
 
     /// The tracked position from the stream's measurements of the scan window ending at `time`. The track moves on by
     /// one scan per window: asking again less than a window later gives the same location back. One stream per
-    /// locator: ``currentLocation(at:)`` and ``locations(from:)`` step the same track.
+    /// locator: ``currentLocation(at:)`` and ``locations(from:)-(Inputs)`` step the same track.
     public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
         let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
@@ -325,7 +329,7 @@ public final class IndoorLocator: @unchecked Sendable {
         }
     }
 
-    /// ``locations(from:)`` for a sequence of RSSI samples only.
+    /// ``locations(from:)-(Inputs)`` for a sequence of RSSI samples only.
     public func locations<Samples: AsyncSequence & Sendable>(from samples: Samples) -> AsyncStream<LocationOutcome>
     where Samples.Element == RSSISample {
         locations(from: RSSIInputs(samples: samples))

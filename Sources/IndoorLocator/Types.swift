@@ -14,6 +14,7 @@ public struct Position: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Straight-line distance to another position, metres.
     public func distance(to other: Position) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
 
+    /// The position as `(x m, y m)`, to the centimetre.
     public var description: String { String(format: "(%.2f m, %.2f m)", x, y) }
 }
 
@@ -55,6 +56,8 @@ public struct BeaconIdentity: Sendable, Hashable, Codable, CustomStringConvertib
     /// Any string identifier (not empty; the locator refuses an empty one).
     public init(name: String) { kind = .name(name) }
 
+    /// The identity in one line: `UUID/major/minor` for an iBeacon, `eddystone:namespace/instance` (hex) for an
+    /// Eddystone-UID, the string itself for a name.
     public var description: String {
         switch kind {
         case .iBeacon(let u, let major, let minor): return "\(u.uuidString)/\(major)/\(minor)"
@@ -307,8 +310,11 @@ public struct StepSample: Sendable, Hashable {
 
 /// One thing the phone measured, for the stream APIs: an RSSI sample, a range, a heading or a step.
 public enum LocatorInput: Sendable, Hashable {
+    /// A received signal strength from a beacon.
     case rssi(RSSISample)
+    /// A distance to a beacon or anchor measured by ranging (UWB, Channel Sounding, Wi-Fi RTT).
     case range(RangeSample)
+    /// A compass heading taken while pointing the phone at a frieze.
     case heading(CompassHeading)
     /// A step from the phone's step detector: once the stream has had one, a scan window without steps means the
     /// walker stood still.
@@ -449,6 +455,7 @@ public enum LocationUnavailable: Error, Sendable, Hashable, CustomStringConverti
     /// The solver found no answer (a degenerate scan).
     case solverFailed(String)
 
+    /// The reason in words, for a log or a status line.
     public var description: String {
         switch self {
         case .noMeasurements: return "no usable measurements in the scan"
@@ -486,5 +493,6 @@ public struct LocatorError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// Creates an error.
     public init(_ message: String) { self.message = message }
+    /// The ``message``.
     public var description: String { message }
 }
