@@ -9,6 +9,7 @@ import LabStore
 /// imported into a new recording, parse + insert + commit + flush + rename, on one core.
 enum BenchStore {
     static let readings = 1_000_000
+    static let figureName = "import readings/s [lab-csv]"
 
     static func figures(seconds: Double) throws -> [BenchFigure] {
         let fm = FileManager.default
@@ -29,7 +30,7 @@ enum BenchStore {
             runs += 1
         } while total < seconds
         let rate = Double(readings * runs) / total
-        return [BenchFigure(name: "import readings/s [lab-csv]", value: rate, unit: "readings/s", target: 2e5,
+        return [BenchFigure(name: figureName, value: rate, unit: "readings/s", target: 2e5,
                              note: "\(readings / 1000)k readings, 12 beacons, parse + insert + commit, \(runs) run\(runs == 1 ? "" : "s"), 1 core")]
     }
 

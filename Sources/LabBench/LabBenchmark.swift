@@ -22,6 +22,9 @@ public struct BenchFigure: Encodable, Sendable {
     public var rounds: Int?
     public var lowest: Double?
     public var highest: Double?
+    /// The work units each round did (fixes, scan updates, readings): with `bench --work`, what an instruction count
+    /// divides by.
+    public var units: [Int]?
 
     public init(name: String, value: Double, unit: String, target: Double?, note: String) {
         self.name = name; self.value = value; self.unit = unit; self.target = target; self.note = note
@@ -32,6 +35,7 @@ public struct BenchFigure: Encodable, Sendable {
         self.init(name: name, value: measured.median, unit: unit, target: target, note: note)
         let sorted = SortedSample(measured.rounds)
         rounds = sorted.count; lowest = sorted.values.first; highest = sorted.values.last
+        units = measured.units
     }
 }
 
@@ -44,15 +48,23 @@ public enum LabBenchmark {
 
     /// The figures of `groups`, each measured for about `seconds` in `rounds` rounds of equal length (single-core unless
     /// its note says otherwise); a figure is its rounds' median.
-    public static func run(seconds: Double, rounds: Int = defaultRounds, groups: Set<Group> = Set(Group.allCases)) throws -> [BenchFigure] {
+    /// - Parameters:
+    ///   - work: instead of `seconds`, each round of a rated figure does at least this many of its units (fixes, scan
+    ///     updates, readings), however long that takes: a fixed amount of work whose instructions can be counted
+    ///     (callgrind, docs/speed.md). The import and the tournament already do a fixed amount of work.
+    ///   - figure: only the figures whose name matches this pattern (``nameMatches(_:_:)``) are measured; the others'
+    ///     work is skipped, though their group still prepares its inputs.
+    public static func run(seconds: Double, rounds: Int = defaultRounds, groups: Set<Group> = Set(Group.allCases),
+                           work: Int? = nil, figure: String? = nil) throws -> [BenchFigure] {
         precondition(rounds >= 1)
-        let timing = Timing(seconds: seconds, rounds: rounds)
+        precondition(work.map { $0 >= 1 } ?? true)
+        let timing = Timing(seconds: seconds, rounds: rounds, work: work, figure: figure)
         var figures: [BenchFigure] = []
         if groups.contains(.simulation) { figures += try BenchSimulation.figures(timing) }
         if groups.contains(.estimators) { figures += try BenchEstimators.figures(timing) }
         if groups.contains(.locator) { figures += try BenchLocator.figures(timing) }
-        if groups.contains(.store) { figures += try BenchStore.figures(seconds: seconds) }
-        if groups.contains(.tournament) { figures.append(try BenchEstimators.tournament()) }
+        if groups.contains(.store), timing.measures(BenchStore.figureName) { figures += try BenchStore.figures(seconds: seconds) }
+        if groups.contains(.tournament), let t = try BenchEstimators.tournament(timing) { figures.append(t) }
         return figures
     }
 
@@ -60,31 +72,64 @@ public enum LabBenchmark {
     /// shared machine (a one-round figure of the library's fixes varied by ±25% from run to run on the 2-core VM).
     public static let defaultRounds = 3
 
-    /// How long each figure is measured, in how many rounds.
+    /// How long each figure is measured, in how many rounds, and which figures.
     struct Timing {
         let seconds: Double, rounds: Int
+        /// Units of work per round instead of `seconds`, when set.
+        var work: Int? = nil
+        /// Only the figures whose name matches this pattern, when set (``LabBenchmark/nameMatches(_:_:)``).
+        var figure: String? = nil
+        /// Whether the figure called `name` is measured.
+        func measures(_ name: String) -> Bool { figure.map { LabBenchmark.nameMatches($0, name) } ?? true }
+    }
+
+    /// Whether a figure's `name` matches `pattern`: the whole name, case-insensitively, where each `*` in the pattern
+    /// stands for any text (`*offset-free*`; `fixes/s [offset-free]` is that one figure: brackets are plain text).
+    public static func nameMatches(_ pattern: String, _ name: String) -> Bool {
+        let parts = pattern.lowercased().split(separator: "*", omittingEmptySubsequences: false).map(String.init)
+        let text = name.lowercased()
+        guard parts.count > 1 else { return text == parts[0] }
+        guard text.hasPrefix(parts[0]) else { return false }
+        var rest = text.dropFirst(parts[0].count)
+        for part in parts.dropFirst().dropLast() where !part.isEmpty {
+            guard let found = rest.range(of: part) else { return false }
+            rest = rest[found.upperBound...]
+        }
+        return rest.hasSuffix(parts[parts.count - 1])
     }
 
     /// A figure's rounds, in work units per second.
     public struct Measured: Sendable {
         public var rounds: [Double]
+        /// The units each round did.
+        public var units: [Int]
         /// The median round (the mean of the two middle ones for an even count: the lab's linear quantile).
         public var median: Double { SortedSample(rounds).quantile(0.5) }
     }
 
-    /// Runs `body` repeatedly for about `timing.seconds`, in `timing.rounds` rounds of equal length; each round's work
-    /// units done per second.
+    /// Runs `body` repeatedly for about `timing.seconds` (or for `timing.work` units a round), in `timing.rounds` rounds
+    /// of equal length; each round's work units done per second.
     static func rate(_ timing: Timing, _ body: () -> Int) -> Measured {
-        Measured(rounds: (0..<timing.rounds).map { _ in
+        let rounds = (0..<timing.rounds).map { _ in
             var units = 0
             let start = DispatchTime.now().uptimeNanoseconds
             var elapsed = 0.0
             repeat {
                 units += body()
                 elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            } while elapsed < timing.seconds / Double(timing.rounds)
-            return Double(units) / elapsed
-        })
+            } while timing.work.map { units < $0 } ?? (elapsed < timing.seconds / Double(timing.rounds))
+            return (rate: Double(units) / elapsed, units: units)
+        }
+        return Measured(rounds: rounds.map(\.rate), units: rounds.map(\.units))
+    }
+
+    /// The figure `name`, rated by `body` (``rate(_:_:)``), or nil when `timing` does not measure it; its note is asked
+    /// for after the work (it may count what the work did).
+    static func figure(_ timing: Timing, _ name: String, unit: String, target: Double? = nil, _ body: () -> Int,
+                       note: () -> String) -> BenchFigure? {
+        guard timing.measures(name) else { return nil }
+        let measured = rate(timing, body)
+        return BenchFigure(name: name, measured: measured, unit: unit, target: target, note: note())
     }
 }
 
@@ -100,7 +145,7 @@ enum BenchSimulation {
             buffer.reserveCapacity(s.beacons.count * s.radio.advertisementsPerWindow)
             var shadow: Simulator.ShadowState? = nil
             var i = 0
-            let r = LabBenchmark.rate(timing) {
+            let f = LabBenchmark.figure(timing, "simulate readings/s [\(name)]", unit: "readings/s", target: target, {
                 var n = 0
                 for _ in 0..<50 {
                     buffer.removeAll(keepingCapacity: true)
@@ -108,9 +153,8 @@ enum BenchSimulation {
                     i += 1
                 }
                 return n
-            }
-            out.append(.init(name: "simulate readings/s [\(name)]", measured: r, unit: "readings/s", target: target,
-                             note: "\(s.beacons.count) beacons, \(s.walls.count) walls, 1 core"))
+            }, note: { "\(s.beacons.count) beacons, \(s.walls.count) walls, 1 core" })
+            if let f { out.append(f) }
         }
         return out
     }
@@ -158,17 +202,15 @@ enum BenchEstimators {
             // condition), a new phone at each walk's start.
             let est = kind.make(venue: walks.venue)
             var i = 0, fixes = 0
-            let r = LabBenchmark.rate(timing) {
+            let f = LabBenchmark.figure(timing, "scan updates/s [\(kind.rawValue)]", unit: "updates/s", target: kind == .particleFilter ? 2000 : nil, {
                 for _ in 0..<20 {
                     if walks.starts.contains(i % walks.observations.count) { est.startDevice() }
                     if case .fix = est.locate(walks.observations[i % walks.observations.count]) { fixes += 1 }
                     i += 1
                 }
                 return 20
-            }
-            out.append(.init(name: "scan updates/s [\(kind.rawValue)]", measured: r, unit: "updates/s",
-                             target: kind == .particleFilter ? 2000 : nil,
-                             note: "esoc-office walks (\(walks.walls) walls, field condition, the phone's steps), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
+            }, note: { "esoc-office walks (\(walks.walls) walls, field condition, the phone's steps), 1 core" + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1))) })
+            if let f { out.append(f) }
         }
         for kind in EstimatorKind.allCases where !kind.inputs.uses.contains(.motion) {
             // Estimators that need headings (RSSI alone never fixes) are timed where there are friezes to look at.
@@ -176,18 +218,19 @@ enum BenchEstimators {
             let (venue, obs) = bearingBased ? (court, courtObs.filter { $0.headings.count >= 2 }) : (hall, hallObs)
             let est = kind.make(venue: venue)
             var i = 0, fixes = 0
-            let r = LabBenchmark.rate(timing) {
+            let heard = obs.map(\.beacons.count).reduce(0, +) / max(obs.count, 1)
+            let note = bearingBased ? "killian-court, \(heard) beacons + ≥2 headings, 1 core" : "open-hall, \(heard) beacons heard, 1 core"
+            let f = LabBenchmark.figure(timing, "fixes/s [\(kind.rawValue)]", unit: "fixes/s", target: targets[kind], {
                 for _ in 0..<100 {
                     if case .fix = est.locate(obs[i % obs.count]) { fixes += 1 }
                     i += 1
                 }
                 return 100
+            }, note: { note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1))) })
+            if let f { out.append(f) }
+            if let target = allCoreTargets[kind], let f = onAllCores(kind, venue: venue, observations: obs, timing, target: target, heard: heard) {
+                out.append(f)
             }
-            let heard = obs.map(\.beacons.count).reduce(0, +) / max(obs.count, 1)
-            let note = bearingBased ? "killian-court, \(heard) beacons + ≥2 headings, 1 core" : "open-hall, \(heard) beacons heard, 1 core"
-            out.append(.init(name: "fixes/s [\(kind.rawValue)]", measured: r, unit: "fixes/s", target: targets[kind],
-                             note: note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1)))))
-            if let target = allCoreTargets[kind] { out.append(onAllCores(kind, venue: venue, observations: obs, timing, target: target, heard: heard)) }
         }
         return out
     }
@@ -195,19 +238,21 @@ enum BenchEstimators {
     /// `kind`'s fixes of `observations` on every core: one estimator per core (each with its own workspaces), each core
     /// taking its own stretch of the scans, 100 fixes per core between joins.
     static func onAllCores(_ kind: EstimatorKind, venue: Venue, observations obs: [Observation], _ timing: LabBenchmark.Timing,
-                           target: Double, heard: Int) -> BenchFigure {
-        let workers = CoreWorkers(kind, venue: venue, cores: ProcessInfo.processInfo.activeProcessorCount)
-        let cores = workers.cores
+                           target: Double, heard: Int) -> BenchFigure? {
+        let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        let name = "fixes/s [\(kind.rawValue), \(cores) cores]"
+        guard timing.measures(name) else { return nil }
+        let workers = CoreWorkers(kind, venue: venue, cores: cores)
         var round = 0
-        let r = LabBenchmark.rate(timing) {
+        return LabBenchmark.figure(timing, name, unit: "fixes/s", target: target, {
             let first = round * cores * 100
             DispatchQueue.concurrentPerform(iterations: cores) { c in workers.locate(core: c, obs, from: first + c * 100, count: 100) }
             round += 1
             return 100 * cores
-        }
-        return .init(name: "fixes/s [\(kind.rawValue), \(cores) cores]", measured: r, unit: "fixes/s", target: target,
-                     note: "open-hall, \(heard) beacons heard, one estimator per core"
-                        + String(format: ", %.0f%% fixed", 100 * Double(workers.fixed) / Double(max(round * cores * 100, 1))))
+        }, note: {
+            "open-hall, \(heard) beacons heard, one estimator per core"
+                + String(format: ", %.0f%% fixed", 100 * Double(workers.fixed) / Double(max(round * cores * 100, 1)))
+        })
     }
 
     /// One estimator per core and its count of fixes: each core touches only its own, hence unchecked.
@@ -230,15 +275,17 @@ enum BenchEstimators {
         var fixed: Int { (0..<cores).reduce(0) { $0 + counts[$1] } }
     }
 
-    /// Wall time of the whole tournament on the bundled scenarios, on all cores.
-    static func tournament() throws -> BenchFigure {
+    /// Wall time of the whole tournament on the bundled scenarios, on all cores (nil when `timing` does not measure it).
+    static func tournament(_ timing: LabBenchmark.Timing) throws -> BenchFigure? {
         let scenarios = try BundledScenarios.paths().map { try BundledScenarios.load($0) }
         guard !scenarios.isEmpty else { throw InputError(file: "bench", BundledScenarios.noneFound) }
+        let name = "tournament wall time [\(scenarios.count) scenarios × 10 seeds]"
+        guard timing.measures(name) else { return nil }
         let t = Tournament(scenarios: scenarios, seeds: Array(1...10))
         let start = DispatchTime.now().uptimeNanoseconds
         let results = try t.run()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return .init(name: "tournament wall time [\(scenarios.count) scenarios × 10 seeds]", value: elapsed, unit: "s",
+        return .init(name: name, value: elapsed, unit: "s",
                      target: nil, note: "\(results.count) fixes, \(ProcessInfo.processInfo.activeProcessorCount) cores (target ≤ 30 s)")
     }
 }
@@ -282,16 +329,19 @@ enum BenchLocator {
         let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
         _ = locator.locate(scans[0])  // the solver's workspace is allocated on first use
         let bytes = Int(indoorlab_heap_in_use()) - Int(before)
+        // Measured in this order (the one-scan figures share a locator, which learns the phone as it goes), printed in
+        // the order of `printed`.
         var k = 0
-        let rRanged = LabBenchmark.rate(timing) {
+        let fixes = LabBenchmark.figure(timing, "IndoorLocator fixes/s", unit: "fixes/s", target: 4e5, {
             for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
             return 100
-        }
+        }, note: { "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift" })
+        let perScan = scans.map(\.count).reduce(0, +) / scans.count
         var i = 0
-        let r = LabBenchmark.rate(timing) {
+        let raw = LabBenchmark.figure(timing, "IndoorLocator fixes/s [raw samples]", unit: "fixes/s", {
             for _ in 0..<100 { _ = locator.locate(scans[i % scans.count]); i += 1 }
             return 100
-        }
+        }, note: { "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core" })
         // The reference: the same algorithm on the same scans with GSL's solver (the lab's offset-learning
         // estimator, which the library matches to 1 mm), without the public API around it.
         let gsl = EstimatorKind.shipped.make(venue: Venue(s))
@@ -299,15 +349,15 @@ enum BenchLocator {
             Observation(beacons: scan.enumerated().map { BeaconObservation(beacon: $0.offset, rssi: $0.element.rssi, count: 1) }, headings: [])
         }
         var g = 0
-        let rGSL = LabBenchmark.rate(timing) {
+        let reference = LabBenchmark.figure(timing, "IndoorLocator's algorithm with GSL (reference)", unit: "fixes/s", {
             for _ in 0..<100 { _ = gsl.locate(observations[g % observations.count]); g += 1 }
             return 100
-        }
+        }, note: { "the same fit and scans through the lab's \(EstimatorKind.shipped.rawValue) estimator (Swift calling GSL), no API layer, 1 core" })
         // The stream: the same averaged scans, one per second, through add(_:) and currentLocation(at:), tracked by the
         // particle filter (the test grid walked row by row, 1 m a second).
         let tracking = try IndoorLocator(beacons: placements, pathLoss: model, area: area)
         var clock = 0.0, w = 0
-        let rStream = LabBenchmark.rate(timing) {
+        let stream = LabBenchmark.figure(timing, "IndoorLocator stream locations/s", unit: "locations/s", {
             for _ in 0..<10 {
                 clock += 1
                 for sample in ranged[w % ranged.count] {
@@ -319,32 +369,30 @@ enum BenchLocator {
                 w += 1
             }
             return 10
-        }
-        let perScan = scans.map(\.count).reduce(0, +) / scans.count
+        }, note: { "public API, add(_:) and currentLocation(at:), the \(IndoorLocator.estimatorName) (1,000 particles), 8 beacons, 1 core" })
         // In a walled venue: esoc-office's 30 walls in the fit, its grid's scans that heard three beacons or more.
-        let office = try BundledScenarios.load("esoc-office")
-        let walled = try library(office, everyBeacon: false)
-        let officeLocator = try IndoorLocator(beacons: walled.placements, pathLoss: walled.model, walls: walled.walls, area: walled.area)
-        var o = 0
-        let rWalled = LabBenchmark.rate(timing) {
-            for _ in 0..<100 { _ = officeLocator.locate(walled.ranged[o % walled.ranged.count]); o += 1 }
-            return 100
+        var walledFigure: BenchFigure? = nil
+        let walledName = "IndoorLocator fixes/s [esoc-office, walls]"
+        if timing.measures(walledName) {
+            let office = try BundledScenarios.load("esoc-office")
+            let walled = try library(office, everyBeacon: false)
+            let officeLocator = try IndoorLocator(beacons: walled.placements, pathLoss: walled.model, walls: walled.walls, area: walled.area)
+            let officeHeard = Double(walled.ranged.map(\.count).reduce(0, +)) / Double(max(walled.ranged.count, 1))
+            var o = 0
+            walledFigure = LabBenchmark.figure(timing, walledName, unit: "fixes/s", {
+                for _ in 0..<100 { _ = officeLocator.locate(walled.ranged[o % walled.ranged.count]); o += 1 }
+                return 100
+            }, note: {
+                String(format: "public API, %d walls in the fit, %.1f beacons heard on average, one averaged sample each, 1 core",
+                       office.walls.count, officeHeard)
+            })
         }
-        let officeHeard = Double(walled.ranged.map(\.count).reduce(0, +)) / Double(max(walled.ranged.count, 1))
-        return [
-            .init(name: "IndoorLocator stream locations/s", measured: rStream, unit: "locations/s", target: nil,
-                  note: "public API, add(_:) and currentLocation(at:), the \(IndoorLocator.estimatorName) (1,000 particles), 8 beacons, 1 core"),
-            .init(name: "IndoorLocator fixes/s", measured: rRanged, unit: "fixes/s", target: 4e5,
-                  note: "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift"),
-            .init(name: "IndoorLocator fixes/s [esoc-office, walls]", measured: rWalled, unit: "fixes/s", target: nil,
-                  note: String(format: "public API, %d walls in the fit, %.1f beacons heard on average, one averaged sample each, 1 core",
-                               office.walls.count, officeHeard)),
-            .init(name: "IndoorLocator's algorithm with GSL (reference)", measured: rGSL, unit: "fixes/s", target: nil,
-                  note: "the same fit and scans through the lab's \(EstimatorKind.shipped.rawValue) estimator (Swift calling GSL), no API layer, 1 core"),
-            .init(name: "IndoorLocator fixes/s [raw samples]", measured: r, unit: "fixes/s", target: nil,
-                  note: "public API, 8 beacons heard, \(perScan) raw samples per scan, 1 core"),
-            .init(name: "IndoorLocator memory (one locator)", value: Double(bytes) / 1024, unit: "KiB", target: nil,
-                  note: "heap in use after creation and a first fix (glibc mallinfo2)"),
-        ]
+        let memoryName = "IndoorLocator memory (one locator)"
+        let memory = timing.measures(memoryName)
+            ? BenchFigure(name: memoryName, value: Double(bytes) / 1024, unit: "KiB", target: nil,
+                          note: "heap in use after creation and a first fix (glibc mallinfo2)")
+            : nil
+        let printed = [stream, fixes, walledFigure, reference, raw, memory]
+        return printed.compactMap { $0 }
     }
 }

@@ -238,6 +238,32 @@ func temporaryDirectory() throws -> URL {
         #expect(one.status == 0 && !one.stdout.contains("rounds"), "\(one.stdout)")
     }
 
+    /// A fixed amount of work for the figures a pattern names (for counting instructions, docs/speed.md): only those
+    /// figures, each round doing at least the units asked, and a one-core figure exactly that many (100 fixes a call).
+    @Test func benchDoesAFixedAmountOfWorkForTheFiguresNamed() throws {
+        let r = try indoorlab(["bench", "--only", "estimators", "--figure", "*OFFSET-free*", "--work", "300", "--rounds", "2", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let figures = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]] ?? []
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let oneCore: Set = ["fixes/s [offset-free]", "fixes/s [offset-free-floorplan]"]
+        #expect(Set(figures.compactMap { $0["name"] as? String }) == oneCore.union(["fixes/s [offset-free, \(cores) cores]"]), "\(r.stdout)")
+        for f in figures {
+            let units = f["units"] as? [Int] ?? []
+            #expect(units.count == 2 && units.allSatisfy { $0 >= 300 }, "\(f)")
+            if oneCore.contains(f["name"] as? String ?? "") { #expect(units == [300, 300], "\(f)") }
+            #expect((f["value"] as? Double ?? 0) > 0, "\(f)")
+        }
+        // Brackets are plain text and case does not matter: a whole name is that figure alone. The text output says
+        // what each round did.
+        let one = try indoorlab(["bench", "--only", "estimators,locator", "--figure", "FIXES/S [offset-free]", "--work", "200", "--rounds", "1"])
+        #expect(one.status == 0, "\(one.stderr)")
+        let lines = one.stdout.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("fixes/s [offset-free] ") && lines[0].contains("[200 fixes a round]"), "\(one.stdout)")
+        // A pattern that names no figure is an error, not an empty report.
+        let none = try indoorlab(["bench", "--only", "store", "--figure", "fixes/s [offset-free]"])
+        #expect(none.status == 64 && none.stdout.isEmpty && none.stderr.contains("no figure of the groups run matches"), "\(none.stderr)")
+    }
+
     @Test func helpExplainsEachCommand() throws {
         let r = try indoorlab(["--help"])
         for command in ["validate", "simulate", "compare", "bench"] { #expect(r.stdout.contains(command)) }
@@ -462,7 +488,8 @@ func temporaryDirectory() throws -> URL {
     @Test func unboundedWorkIsRefused() throws {
         for args in [["tune", "open-hall", "--draws", "1001"], ["plan", "open-hall", "--target-p90", "3", "--draws", "9223372036854775807"],
                      ["plan", "open-hall", "--target-p90", "inf"], ["bench", "--seconds", "inf"], ["bench", "--only", ""],
-                     ["bench", "--rounds", "0"], ["bench", "--rounds", "101"]] {
+                     ["bench", "--rounds", "0"], ["bench", "--rounds", "101"], ["bench", "--work", "0"], ["bench", "--work", "-5"],
+                     ["bench", "--figure", " "]] {
             let r = try indoorlab(args)
             #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stdout.isEmpty && !r.stderr.contains("Fatal error"), "\(args): \(r.stderr)")
