@@ -119,15 +119,18 @@ struct Replay: ParsableCommand {
                 print("\nREGRESSIONS (\(regressions.count))")
                 print(ReplayTable.regressions(regressions))
             }
-            if !strictFailures.isEmpty {
-                let ungated = Set(strictFailures.map(\.0)).count
-                print("\nSTRICT: \(ungated) recording\(ungated == 1 ? "" : "s") not gated")
-                for (file, problem) in strictFailures { print("  \(file): \(problem)") }
-            }
             if regressions.isEmpty && !updateBaseline {
                 let checked = reports.reduce(0) { $0 + $1.checks.count }
                 print(checked > 1 ? "all \(checked) baselines hold" : checked == 1 ? "the 1 baseline holds"
                       : "no baselines stored: nothing checked (store them with --update-baseline)")
+            }
+            // Under --strict the last line is the verdict: a log's tail must not read as a pass when the gate failed.
+            if !strictFailures.isEmpty {
+                let ungated = Set(strictFailures.map(\.0)).count
+                let count = "\(ungated) recording\(ungated == 1 ? "" : "s") not gated"
+                print("\nSTRICT: \(count)")
+                for (file, problem) in strictFailures { print("  \(file): \(problem)") }
+                print("FAILED (--strict): \(count)" + (regressions.isEmpty ? "" : ", and \(regressions.count) regression\(regressions.count == 1 ? "" : "s")"))
             }
         }
         if !passed { throw ExitCode(1) }
