@@ -15,7 +15,7 @@ struct Calibrate: ParsableCommand {
 
         Example:
           indoorlab calibrate out/danis.sqlite --per-beacon \\
-              --plot Plots/danis-calibration.png
+              --plot out/danis-calibration.png
         """)
 
     @Argument(help: "Recording file.")
@@ -33,7 +33,7 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Store the fitted P0, exponent, σ, model error, sensitivity, dropout and the walls' losses per material (and, with --per-beacon, each beacon's P0) in the recording.")
     var apply = false
 
-    @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
+    @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity, dropout and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
     var saveFit: String?
 
     func validate() throws {

@@ -50,8 +50,8 @@ struct Plan: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write the scenario with the planned beacons here (YAML).")
     var output: String?
 
-    @Option(help: "Directory for the beacon-count and plan-map plots.")
-    var plots: String = "Plots"
+    @Option(help: "Directory for the beacon-count and plan-map plots, created if missing (make demo gives Plots/).")
+    var plots: String = "out/plots"
 
     @Flag(help: "Print the result as JSON.")
     var json = false
@@ -60,8 +60,9 @@ struct Plan: ParsableCommand {
         guard targetP90 > 0, targetP90.isFinite else { throw ValidationError("--target-p90 must be a positive number of metres") }
         guard coverage > 0 && coverage <= 1 else { throw ValidationError("--coverage must be in (0, 1]") }
         guard candidateSpacing > 0, pointSpacing > 0 else { throw ValidationError("spacings must be positive") }
-        guard maxBeacons >= 3, draws >= 1, draws <= Planner.maximumDraws else {
-            throw ValidationError("--max-beacons must be ≥ 3 and --draws 1–\(Planner.maximumDraws)")
+        guard maxBeacons >= 3 else { throw ValidationError("--max-beacons must be at least 3, found \(maxBeacons)") }
+        guard draws >= 1, draws <= Planner.maximumDraws else {
+            throw ValidationError("--draws must be between 1 and \(Planner.maximumDraws), found \(draws)")
         }
     }
 

@@ -82,8 +82,8 @@ struct Plot: ParsableCommand {
     @Flag(help: "offset-learning: also print the curves as JSON (then standard output is the JSON alone, and the figures' paths go to standard error).")
     var json = false
 
-    @Option(name: .customLong("out-dir"), help: "Directory for the figures.")
-    var outDir: String = "Plots"
+    @Option(name: .customLong("out-dir"), help: "Directory for the figures, created if missing (make demo draws the committed ones into Plots/ with --out-dir Plots).")
+    var outDir: String = "out/plots"
 
     @Option(help: "Comma-separated formats: png, svg (default: both).", transform: Plot.parseFormats)
     var format: [PlotFormat] = [.png, .svg]
