@@ -53,7 +53,20 @@ extension InputError {
             var detail = Substring(context.debugDescription)
             while let last = detail.last, last == "." || last == " " { detail = detail.dropLast() }
             if detail.lowercased().hasPrefix("expected ") { detail = detail.dropFirst("expected ".count) }
-            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(detail.prefix(1).lowercased() + detail.dropFirst())")
+            var said = String(detail.prefix(1).lowercased() + detail.dropFirst())
+            // "to decode Double" is the decoder's word for it; say what the file should hold.
+            if said.hasPrefix("to decode "), let type = said.dropFirst("to decode ".count).split(separator: " ").first {
+                let plain: String
+                switch type {
+                case "Double", "Float": plain = "a number"
+                case "Int", "Int64", "UInt64", "Int32", "UInt32", "UInt16", "UInt8", "Int16", "Int8", "UInt": plain = "a whole number"
+                case "String": plain = "a string"
+                case "Bool": plain = "true or false"
+                default: plain = type.hasPrefix("Array") ? "a list" : type.hasPrefix("Dictionary") ? "an object" : "a value of type \(type)"
+                }
+                said = plain + said.dropFirst("to decode ".count + type.count)
+            }
+            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(said)")
         default:
             self.init(file: file, "not \(what): \(error)")
         }

@@ -75,6 +75,20 @@ struct DanisImporter {
                 throw InputError(file: t, "is a directory: expected Daniş track files (*_all_sensors.mbd, e.g. \(t)/*_all_sensors.mbd)")
             }
         }
+        // A file that is no Daniş track says so before the configuration is looked for (by default in ../cnf beside the
+        // first track, which a wrong file does not have either): its first line, as the full parse below reads it.
+        struct FirstLineRead: Error {}
+        for path in tracks {
+            var sawLine = false
+            do {
+                try CSVFile(path: path).forEachRecord(columns: DanisImporter.fieldNames) { rec in
+                    try rec.expect(fields: 16...16)
+                    sawLine = true
+                    throw FirstLineRead()
+                }
+            } catch is FirstLineRead {}
+            guard sawLine else { throw InputError(file: path, "the track is empty") }
+        }
         let cnf = configDirectory
         let devPath = cnf + "/tetam.dev", parPath = cnf + "/tetam.par"
         guard let devText = try? String(contentsOfFile: devPath, encoding: .utf8) else {

@@ -76,7 +76,8 @@ struct Compare: ParsableCommand {
         if let real {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ValidationError("--real \(real): no such directory (give the folder that holds uji-ble-geo and danis-ble-tracks, e.g. ../shared/datasets)")
+                let what = FileManager.default.fileExists(atPath: real) ? "is a file, not a directory" : "no such directory"
+                throw ValidationError("--real \(real): \(what) (give the folder that holds uji-ble-geo and danis-ble-tracks, e.g. ../shared/datasets)")
             }
             guard RealProtocols.present(in: real) else {
                 throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")

@@ -449,6 +449,24 @@ func temporaryDirectory() throws -> URL {
         #expect(r.stderr.utf8.count < 1000 && r.stderr.contains("… (3000000 bytes)"), "\(r.stderr.prefix(300))")
     }
 
+    /// Messages a session-55 walkthrough found vague: a JSON value of the wrong type in the decoder's words, a file
+    /// given where a directory belongs reported as missing, two limits in one message.
+    @Test func theWalkthroughsMessagesSayWhatIsWrong() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fit = dir.appendingPathComponent("fit.json").path
+        try #"{"p0": "x"}"#.write(toFile: fit, atomically: true, encoding: .utf8)
+        let radio = try indoorlab(["replay", "Recordings/open-hall-loop-seed1.sqlite", "--radio", fit])
+        #expect(radio.status == 2 && radio.stderr.contains("fit.json: p0: not a radio fit") && radio.stderr.contains("expected a number but found a string instead")
+                && !radio.stderr.contains("decode"), "\(radio.stderr)")
+        let results = try indoorlab(["plot", "map", "--results", fit, "--out-dir", dir.path])
+        #expect(results.status == 2 && results.stderr.contains("fit.json: is a file: expected the results directory"), "\(results.stderr)")
+        let real = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", fit])
+        #expect(real.status == 64 && real.stderr.contains("is a file, not a directory"), "\(real.stderr)")
+        let draws = try indoorlab(["plan", "open-hall", "--target-p90", "2", "--draws", "0"])
+        #expect(draws.status == 64 && draws.stderr.contains("--draws must be between 1 and") && !draws.stderr.contains("max-beacons must"), "\(draws.stderr)")
+    }
+
     @Test func aDirectoryIsNamedAsOne() throws {
         let r = try indoorlab(["validate", "/tmp"])
         #expect(r.stderr == "error: /tmp: is a directory; expected a scenario file (.yaml)\n")

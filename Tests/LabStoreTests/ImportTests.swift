@@ -312,6 +312,25 @@ import LabScenarioIO
         try expectError("outside", line: 10, field: "x", "lies outside the limits of") { replace(&$0, 9, field: 4, with: "-81") }
     }
 
+    /// A file that is no Daniş track, where no configuration lies beside it, is itself the error (a walkthrough found the
+    /// import blaming ../cnf/tetam.dev, a file the user never named).
+    @Test func aFileThatIsNoDanisTrackIsBlamedBeforeTheConfiguration() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let empty = dir + "/empty.mbd", yaml = dir + "/open-hall.yaml"
+        try "".write(toFile: empty, atomically: true, encoding: .utf8)
+        try "name: open-hall\nbounds: {width: 30, depth: 20}\n".write(toFile: yaml, atomically: true, encoding: .utf8)
+        for (path, line, text) in [(empty, nil as Int?, "the track is empty"), (yaml, 1, "expected 16 comma-separated fields")] {
+            do {
+                try RecordingImporter.run(format: .danis, paths: [path], to: dir + "/out.sqlite")
+                Issue.record("\(path): the import succeeded")
+            } catch let e as InputError {
+                #expect(e.location.file == path && e.location.line == line && e.message.contains(text), "\(e)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: dir + "/out.sqlite"))
+        }
+    }
+
     /// Values that used to be accepted and then broke replay (infinite bounds, P90 < P75) or named nothing.
     @Test func danisNonsenseIsRejectedWithFileLineAndField() throws {
         let dir = try temporaryDirectory()

@@ -195,6 +195,10 @@ public struct RunManifest: Codable, Sendable {
 
     public static func read(directory: String) throws -> RunManifest {
         let path = directory + "/" + fileName
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw InputError(file: directory, "is a file: expected the results directory that 'indoorlab compare --out DIR' wrote")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InputError(file: path, "cannot read the run manifest (run 'indoorlab compare --out \(directory)' first)")
         }
