@@ -62,6 +62,13 @@ public enum ScenarioLoader {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
             return InputError(InputLocation(file: file, line: mark.line, column: mark.column), "YAML syntax error: \(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
+            // YAML marks the key's first place; the user's mistake is the second one: find it (same key, same column,
+            // a later line of a block mapping), and give both.
+            let first = context.mark.line
+            if duplicates.count == 1, let key = duplicates.first, let again = repeatedKeyLine(key, after: first, column: context.mark.column, in: context.text) {
+                return InputError(InputLocation(file: file, line: again, column: context.mark.column),
+                                  "the key '\(abbreviated(key))' appears twice in one mapping (first at line \(first))")
+            }
             return InputError(InputLocation(file: file, line: context.mark.line, column: context.mark.column),
                               "a key appears twice in one mapping: \(duplicates.joined(separator: ", "))")
         case .reader(let problem, let offset, _, let yaml):
@@ -71,6 +78,19 @@ public enum ScenarioLoader {
         default:
             return InputError(file: file, "YAML syntax error: \(abbreviated("\(error)", limit: 200))")
         }
+    }
+
+    /// The line (1-based) after `line` where `key` starts a block-mapping entry at `column` (1-based) of `text`.
+    static func repeatedKeyLine(_ key: String, after line: Int, column: Int, in text: String) -> Int? {
+        let indent = String(repeating: " ", count: max(column - 1, 0))
+        for (i, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where i + 1 > line {
+            guard l.hasPrefix(indent) else { continue }
+            let rest = l.dropFirst(indent.count)
+            for spelled in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelled) {
+                if rest.dropFirst(spelled.count).drop(while: { $0 == " " }).first == ":" { return i + 1 }
+            }
+        }
+        return nil
     }
 
     static let topKeys = ["name", "description", "bounds", "materials", "radio", "rooms", "walls", "beacons",

@@ -136,6 +136,17 @@ func errors(_ yaml: String) -> [String] {
         #expect(e.contains { $0.contains("beacons[1].id: duplicate id 'B1' (first used by beacons[0])") })
     }
 
+    /// A key given twice is reported where it is given again, with the line of the first (a walkthrough found the first
+    /// place reported alone, 42 lines above the mistake).
+    @Test func aRepeatedKeyIsReportedWhereItRepeats() {
+        let lines = validYAML.split(separator: "\n", omittingEmptySubsequences: false).count
+        let e = errors(validYAML + "\nname: again\n")
+        #expect(e == ["test.yaml:\(lines + 1):1: the key 'name' appears twice in one mapping (first at line 1)"], "\(e)")
+        // Within a nested block mapping too, at its own column.
+        let nested = errors(validYAML.replacingOccurrences(of: "  - name: Room", with: "  - name: Room\n    name: Hall"))
+        #expect(nested.count == 1 && nested[0].hasPrefix("test.yaml:7:5: the key 'name' appears twice in one mapping (first at line 6)"), "\(nested)")
+    }
+
     @Test func aNULInAnIdIsReported() {
         let e = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: \"B\\0\",").replacingOccurrences(of: "name: stroll", with: "name: \"s\\0\""))
         #expect(e.contains { $0.contains("beacons[1].id: the id holds a NUL character") }, "\(e)")
