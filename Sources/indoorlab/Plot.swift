@@ -67,17 +67,17 @@ struct Plot: ParsableCommand {
     @Option(help: "map, error-time, track, offset-learning: the walk (default: the scenario's first walk).")
     var walk: String?
 
-    @Option(parsing: .unconditional, help: "offset-learning: the phone's true offset, dB.")
-    var offset: Double = 15
+    @Option(parsing: .unconditional, help: "offset-learning: the phone's true offset, dB (default: 15).")
+    var offset: Double?
 
     @Flag(help: "offset-learning: every field impairment of the scenario on, not the offset alone (what is learned is then the apparent offset).")
     var allImpairments = false
 
-    @Option(parsing: .unconditional, help: "offset-learning: walks (seeds --seed, --seed + 1, …).")
-    var runs: Int = 10
+    @Option(parsing: .unconditional, help: "offset-learning: walks (seeds --seed, --seed + 1, …; default: 10).")
+    var runs: Int?
 
-    @Option(parsing: .unconditional, help: "offset-learning: scans per walk.")
-    var scans: Int = 60
+    @Option(parsing: .unconditional, help: "offset-learning: scans per walk (default: 60).")
+    var scans: Int?
 
     @Flag(help: "offset-learning: also print the curves as JSON (then standard output is the JSON alone, and the figures' paths go to standard error).")
     var json = false
@@ -89,6 +89,24 @@ struct Plot: ParsableCommand {
     var format: [PlotFormat] = [.png, .svg]
 
     static let kinds = ["cdf", "map", "heatmap", "crlb", "error-time", "track", "leaderboard", "all", "offset-learning"]
+
+    var offsetDB: Double { offset ?? 15 }
+    var runCount: Int { runs ?? 10 }
+    var scanCount: Int { scans ?? 60 }
+
+    /// The options each figure kind reads: one given to a kind that does not read it is refused rather than ignored (a
+    /// user who asks for `cdf --offset 3` would take the figure for one with that offset).
+    var optionsGiven: [(given: Bool, option: String, kinds: [String])] {
+        [(estimators != nil, "--estimators", ["cdf", "map", "error-time"]),
+         (estimator != nil, "--estimator", ["heatmap", "track"]),
+         (seed != nil, "--seed", ["map", "error-time", "track", "offset-learning"]),
+         (walk != nil, "--walk", ["map", "error-time", "track", "offset-learning"]),
+         (offset != nil, "--offset", ["offset-learning"]),
+         (allImpairments, "--all-impairments", ["offset-learning"]),
+         (runs != nil, "--runs", ["offset-learning"]),
+         (scans != nil, "--scans", ["offset-learning"]),
+         (json, "--json", ["offset-learning"])]
+    }
 
     static func parseFormats(_ text: String) throws -> [PlotFormat] {
         try text.split(separator: ",").map {
@@ -105,14 +123,17 @@ struct Plot: ParsableCommand {
             throw ValidationError("unknown figure '\(kind)'\(later); known: \(Plot.kinds.joined(separator: ", "))")
         }
         if let estimator, estimator.count != 1 { throw ValidationError("--estimator takes one estimator") }
+        for o in optionsGiven where o.given && !o.kinds.contains(kind) {
+            throw ValidationError("\(o.option) does not apply to '\(kind)' (it applies to \(o.kinds.joined(separator: ", ")))")
+        }
         if kind == "offset-learning" {
             guard results == nil else { throw ValidationError("offset-learning simulates; it takes no --results") }
-            guard offset.isFinite, abs(offset) <= 60 else { throw ValidationError("--offset must be a finite number of dB within ±60") }
-            guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
-            if let seed, seed > UInt64.max - UInt64(runs - 1) {
-                throw ValidationError("--seed \(seed) with --runs \(runs) runs past the last seed, \(UInt64.max)")
+            guard offsetDB.isFinite, abs(offsetDB) <= 60 else { throw ValidationError("--offset must be a finite number of dB within ±60") }
+            guard (1...1000).contains(runCount) else { throw ValidationError("--runs must be between 1 and 1000") }
+            if let seed, seed > UInt64.max - UInt64(runCount - 1) {
+                throw ValidationError("--seed \(seed) with --runs \(runCount) runs past the last seed, \(UInt64.max)")
             }
-            guard (1...100_000).contains(scans) else { throw ValidationError("--scans must be between 1 and 100000") }
+            guard (1...100_000).contains(scanCount) else { throw ValidationError("--scans must be between 1 and 100000") }
         } else if results == nil && !(kind == "crlb" && scenario != nil) {
             throw ValidationError("--results DIR is required (run 'indoorlab compare --out DIR' first); only crlb can do with --scenario alone")
         }
@@ -137,10 +158,10 @@ struct Plot: ParsableCommand {
         if kind == "offset-learning" {
             let s = try BundledScenarios.load(scenario ?? "museum-gallery")
             let first = seed ?? 1
-            let curve = try OffsetLearningCurve.measure(scenario: s, walk: walk, offset: offset,
-                                                        allImpairments: allImpairments, seeds: (0..<runs).map { first + UInt64($0) }, scans: scans)
+            let curve = try OffsetLearningCurve.measure(scenario: s, walk: walk, offset: offsetDB,
+                                                        allImpairments: allImpairments, seeds: (0..<runCount).map { first + UInt64($0) }, scans: scanCount)
             guard curve.runs.contains(where: { $0.learned.contains(where: \.isFinite) }) else {
-                printError("error: plot offset-learning: with a \(Format.fixed(offset, 0)) dB phone no scan of \(s.name) gave a fix, so nothing was learned")
+                printError("error: plot offset-learning: with a \(Format.fixed(offsetDB, 0)) dB phone no scan of \(s.name) gave a fix, so nothing was learned")
                 throw ExitCode(1)
             }
             if json { print(try LabJSON.string(curve)) }

@@ -193,7 +193,7 @@ func temporaryDirectory() throws -> URL {
         let r = try indoorlab(["validate", f.path])
         #expect(r.status == 2)
         #expect(r.stderr.split(separator: "\n").count == 1)
-        #expect(r.stderr.contains("a key appears twice in one mapping: name"))
+        #expect(r.stderr.hasSuffix("dup.yaml:4:1: the key 'name' appears twice in one mapping (first at line 1)\n"), "\(r.stderr)")
     }
 
     @Test func unknownEstimatorIsRefused() throws {
@@ -463,6 +463,13 @@ func temporaryDirectory() throws -> URL {
         #expect(results.status == 2 && results.stderr.contains("fit.json: is a file: expected the results directory"), "\(results.stderr)")
         let real = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", fit])
         #expect(real.status == 64 && real.stderr.contains("is a file, not a directory"), "\(real.stderr)")
+        // An option the figure does not read is refused, not ignored.
+        for (args, option) in [(["plot", "cdf", "--results", dir.path, "--offset", "3"], "--offset"),
+                               (["plot", "leaderboard", "--results", dir.path, "--seed", "2"], "--seed"),
+                               (["plot", "offset-learning", "--estimator", "centroid"], "--estimator")] {
+            let r = try indoorlab(args + ["--out-dir", dir.path])
+            #expect(r.status == 64 && r.stderr.contains("\(option) does not apply to '\(args[1])'"), "\(args): \(r.stderr)")
+        }
         let draws = try indoorlab(["plan", "open-hall", "--target-p90", "2", "--draws", "0"])
         #expect(draws.status == 64 && draws.stderr.contains("--draws must be between 1 and") && !draws.stderr.contains("max-beacons must"), "\(draws.stderr)")
     }
