@@ -66,6 +66,10 @@ struct Calibrate: ParsableCommand {
             printError("error: \(file): cannot calibrate: \(e)")
             throw badInputExit
         }
+        // A fit of a handful of samples is arithmetic, not a calibration: say so where a script sees it too.
+        if c.global.samples < Calibration.minimumBeaconSamples {
+            printError("warning: \(file): only \(c.global.samples) RSSI samples with ground truth: too few to calibrate on (a beacon's own fit needs \(Calibration.minimumBeaconSamples)); the standard errors say how little the fit is known")
+        }
         if json {
             try writeOutput(jsonString(CalibrationReport(file: file, recording: r.info.name, c)), to: nil)
         } else {

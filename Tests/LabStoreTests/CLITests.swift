@@ -84,6 +84,20 @@ import LabScenarioIO
         #expect(!FileManager.default.fileExists(atPath: dir + "/z.baselines.json"))
     }
 
+    /// A handful of samples is fitted (the arithmetic holds) but called too few to calibrate on, on standard error; a
+    /// simulated walk's thousands are not (a walkthrough found a 3-sample fit printed as a calibration, session 55).
+    @Test func calibrateWarnsWhenTooFewSamplesBackTheFit() throws {
+        let dir = try temporaryDirectory("cli")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try writeLabCSV(dir + "/csv")
+        #expect(try indoorlab(["import", "--format", "lab-csv", dir + "/csv", "-o", dir + "/few.sqlite"]).status == 0)
+        let few = try indoorlab(["calibrate", dir + "/few.sqlite"])
+        #expect(few.status == 0 && few.stdout.contains("radio:"), "\(few.stderr)")
+        #expect(few.stderr.contains("warning: \(dir)/few.sqlite: only 6 RSSI samples with ground truth: too few to calibrate on"), "\(few.stderr)")
+        let many = try indoorlab(["calibrate", try simulatedRecording(in: dir)])
+        #expect(many.status == 0 && !many.stderr.contains("warning"), "\(many.stderr)")
+    }
+
     @Test func badInputExitsWith2AndLeavesNothing() throws {
         let dir = try temporaryDirectory("cli")
         defer { try? FileManager.default.removeItem(atPath: dir) }
