@@ -44,13 +44,13 @@ TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/tests
 test: deps
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
-	scripts/docs-check
+	SWIFT=$(SWIFT) scripts/docs-check
 
 # IndoorLocator's DocC documentation, checked (every public symbol documented, no broken link: warnings are errors)
 # and written as a static site to .build/docs/site; serve it with `python3 -m http.server -d .build/docs/site` and
 # open http://localhost:8000/documentation/indoorlocator.
 docs: deps
-	scripts/docs-check
+	SWIFT=$(SWIFT) scripts/docs-check
 
 # Installs the tool and the bundled scenarios: PREFIX/bin/indoorlab finds PREFIX/share/indoorlab/Scenarios.
 # The binary links the Swift runtime of the toolchain that built it (and libgsl, libplplot, libsqlite3).

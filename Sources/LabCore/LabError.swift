@@ -48,27 +48,43 @@ extension InputError {
             self.init(file: file, field: path(context.codingPath), "not \(what): \(detail)")
         case DecodingError.keyNotFound(let key, let context):
             self.init(file: file, field: path(context.codingPath + [key]), "not \(what): missing key '\(key.stringValue)'")
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            // Foundation says "Expected to decode Double but found a string instead."
-            var detail = Substring(context.debugDescription)
-            while let last = detail.last, last == "." || last == " " { detail = detail.dropLast() }
-            if detail.lowercased().hasPrefix("expected ") { detail = detail.dropFirst("expected ".count) }
-            var said = String(detail.prefix(1).lowercased() + detail.dropFirst())
-            // "to decode Double" is the decoder's word for it; say what the file should hold.
-            if said.hasPrefix("to decode "), let type = said.dropFirst("to decode ".count).split(separator: " ").first {
-                let plain: String
-                switch type {
-                case "Double", "Float": plain = "a number"
-                case "Int", "Int64", "UInt64", "Int32", "UInt32", "UInt16", "UInt8", "Int16", "Int8", "UInt": plain = "a whole number"
-                case "String": plain = "a string"
-                case "Bool": plain = "true or false"
-                default: plain = type.hasPrefix("Array") ? "a list" : type.hasPrefix("Dictionary") ? "an object" : "a value of type \(type)"
-                }
-                said = plain + said.dropFirst("to decode ".count + type.count)
+        case DecodingError.typeMismatch(let type, let context), DecodingError.valueNotFound(let type, let context):
+            // Foundation says "Expected to decode Double but found a string instead." or, for null, "Cannot get value of
+            // type Double -- found null value instead": say what the file should hold, in the file's words.
+            let text = context.debugDescription
+            let found: String
+            if let r = text.range(of: " but found ") {
+                var rest = Substring(text[r.upperBound...])
+                while let last = rest.last, last == "." || last == " " { rest = rest.dropLast() }
+                if rest.hasSuffix(" instead") { rest = rest.dropLast(" instead".count) }
+                found = String(rest)
+            } else if text.contains("null") {
+                found = "null"
+            } else {
+                found = ""
             }
-            self.init(file: file, field: path(context.codingPath), "not \(what): expected \(said)")
+            let expected = InputError.plainJSONType(type)
+            self.init(file: file, field: path(context.codingPath),
+                      "not \(what): expected \(expected)" + (found.isEmpty ? "" : ", found \(found)"))
         default:
             self.init(file: file, "not \(what): \(error)")
+        }
+    }
+}
+
+extension InputError {
+    /// What a JSON value of Swift type `type` looks like in the file: "a number" for `Double`, "a list" for an array.
+    static func plainJSONType(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        switch name {
+        case "Double", "Float": return "a number"
+        case "Int", "Int64", "UInt64", "Int32", "UInt32", "UInt16", "UInt8", "Int16", "Int8", "UInt": return "a whole number"
+        case "String": return "a string"
+        case "Bool": return "true or false"
+        default:
+            if name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") { return "a list" }
+            if name.hasPrefix("Dictionary<") || name.hasPrefix("[") { return "an object" }
+            return "a value of type \(name)"
         }
     }
 }

@@ -80,12 +80,24 @@ public enum ScenarioLoader {
         }
     }
 
-    /// The line (1-based) after `line` where `key` starts a block-mapping entry at `column` (1-based) of `text`.
+    /// The line (1-based) after `line` where `key` starts another entry of the block mapping whose key at `line`,
+    /// `column` (both 1-based) is `key`; nil when that key is not in a block mapping (a flow mapping, `{a: 1, a: 2}`)
+    /// or the mapping ends (a line indented less) before the key comes again.
     static func repeatedKeyLine(_ key: String, after line: Int, column: Int, in text: String) -> Int? {
-        let indent = String(repeating: " ", count: max(column - 1, 0))
-        for (i, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where i + 1 > line {
-            guard l.hasPrefix(indent) else { continue }
-            let rest = l.dropFirst(indent.count)
+        let lines = text.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n", omittingEmptySubsequences: false)
+        let indent = max(column - 1, 0)
+        guard line >= 1, line <= lines.count else { return nil }
+        // A block mapping's key has only indentation before it, or a sequence item's dash ("  - name: Room").
+        let lead = lines[line - 1].prefix(indent)
+        guard lead.count == indent, lead.allSatisfy({ $0 == " " || $0 == "-" }) else { return nil }
+        for i in line..<lines.count {
+            let l = lines[i]
+            let blank = l.allSatisfy { $0 == " " || $0 == "\t" }
+            let spaces = l.prefix { $0 == " " }.count
+            if blank || l.dropFirst(spaces).first == "#" { continue }
+            if spaces < indent { return nil }          // the mapping has ended
+            guard spaces == indent else { continue }     // deeper: a value's own lines
+            let rest = l.dropFirst(indent)
             for spelled in [key, "\"\(key)\"", "'\(key)'"] where rest.hasPrefix(spelled) {
                 if rest.dropFirst(spelled.count).drop(while: { $0 == " " }).first == ":" { return i + 1 }
             }

@@ -83,6 +83,7 @@ struct DanisImporter {
             do {
                 try CSVFile(path: path).forEachRecord(columns: DanisImporter.fieldNames) { rec in
                     try rec.expect(fields: 16...16)
+                    _ = try rec.double(0)   // a timestamp: a header or another table's first line is not a track
                     sawLine = true
                     throw FirstLineRead()
                 }

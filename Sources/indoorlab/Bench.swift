@@ -23,7 +23,7 @@ struct Bench: ParsableCommand {
     @Option(parsing: .unconditional, help: "Rounds each figure's seconds are split into, 1–100; the figure is their median, printed with the slowest and fastest round (on a shared machine one round can run at half speed).")
     var rounds: Int = LabBenchmark.defaultRounds
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Instead of --seconds, do this many of each rated figure's units (fixes, scan updates, readings) in each round, however long it takes: a fixed amount of work, for counting instructions. The import and the tournament do a fixed amount already.", valueName: "units"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Instead of --seconds, do this many of each rated figure's units (fixes, scan updates, locations, readings) in each round, however long it takes: a fixed amount of work, for counting instructions. The tournament is a fixed amount already; the import figure still times 1 M-reading imports for --seconds.", valueName: "units"))
     var work: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only the figures whose whole name matches this, case-insensitively, each * standing for any text: 'IndoorLocator fixes/s' is that figure, '*offset-free*' every offset-free one. The others are skipped.", valueName: "pattern"))

@@ -97,7 +97,8 @@ struct Plot: ParsableCommand {
     /// The options each figure kind reads: one given to a kind that does not read it is refused rather than ignored (a
     /// user who asks for `cdf --offset 3` would take the figure for one with that offset).
     var optionsGiven: [(given: Bool, option: String, kinds: [String])] {
-        [(estimators != nil, "--estimators", ["cdf", "map", "error-time"]),
+        [(scenario != nil, "--scenario", ["cdf", "map", "heatmap", "crlb", "error-time", "track", "offset-learning"]),
+         (estimators != nil, "--estimators", ["cdf", "map", "error-time"]),
          (estimator != nil, "--estimator", ["heatmap", "track"]),
          (seed != nil, "--seed", ["map", "error-time", "track", "offset-learning"]),
          (walk != nil, "--walk", ["map", "error-time", "track", "offset-learning"]),

@@ -457,8 +457,16 @@ func temporaryDirectory() throws -> URL {
         let fit = dir.appendingPathComponent("fit.json").path
         try #"{"p0": "x"}"#.write(toFile: fit, atomically: true, encoding: .utf8)
         let radio = try indoorlab(["replay", "Recordings/open-hall-loop-seed1.sqlite", "--radio", fit])
-        #expect(radio.status == 2 && radio.stderr.contains("fit.json: p0: not a radio fit") && radio.stderr.contains("expected a number but found a string instead")
+        #expect(radio.status == 2 && radio.stderr.contains("fit.json: p0: not a radio fit") && radio.stderr.hasSuffix("expected a number, found a string\n")
                 && !radio.stderr.contains("decode"), "\(radio.stderr)")
+        // An object where a list is, a list where an object is, and null where a number belongs, each in the file's words.
+        for (text, field, said) in [(#"[1]"#, "fit.json: not a radio fit", "expected an object, found an array"),
+                                    (#"{"p0": null}"#, "fit.json: p0: not a radio fit", "expected a number, found null"),
+                                    (#"{"p0": -59, "exponent": [2]}"#, "fit.json: exponent: not a radio fit", "expected a number, found an array")] {
+            try text.write(toFile: fit, atomically: true, encoding: .utf8)
+            let r = try indoorlab(["replay", "Recordings/open-hall-loop-seed1.sqlite", "--radio", fit])
+            #expect(r.status == 2 && r.stderr.contains(field) && r.stderr.hasSuffix(said + "\n"), "\(text): \(r.stderr)")
+        }
         let results = try indoorlab(["plot", "map", "--results", fit, "--out-dir", dir.path])
         #expect(results.status == 2 && results.stderr.contains("fit.json: is a file: expected the results directory"), "\(results.stderr)")
         let real = try indoorlab(["compare", "open-hall", "--seeds", "1", "--real", fit])
@@ -466,7 +474,8 @@ func temporaryDirectory() throws -> URL {
         // An option the figure does not read is refused, not ignored.
         for (args, option) in [(["plot", "cdf", "--results", dir.path, "--offset", "3"], "--offset"),
                                (["plot", "leaderboard", "--results", dir.path, "--seed", "2"], "--seed"),
-                               (["plot", "offset-learning", "--estimator", "centroid"], "--estimator")] {
+                               (["plot", "offset-learning", "--estimator", "centroid"], "--estimator"),
+                               (["plot", "all", "--results", dir.path, "--scenario", "open-hall"], "--scenario")] {
             let r = try indoorlab(args + ["--out-dir", dir.path])
             #expect(r.status == 64 && r.stderr.contains("\(option) does not apply to '\(args[1])'"), "\(args): \(r.stderr)")
         }

@@ -145,6 +145,13 @@ func errors(_ yaml: String) -> [String] {
         // Within a nested block mapping too, at its own column.
         let nested = errors(validYAML.replacingOccurrences(of: "  - name: Room", with: "  - name: Room\n    name: Hall"))
         #expect(nested.count == 1 && nested[0].hasPrefix("test.yaml:7:5: the key 'name' appears twice in one mapping (first at line 6)"), "\(nested)")
+        // Lines ending in CRLF count the same.
+        let crlf = errors((validYAML + "\nname: again\n").replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf == ["test.yaml:\(lines + 1):1: the key 'name' appears twice in one mapping (first at line 1)"], "\(crlf)")
+        // In a flow mapping both are on the line YAML marks: that line, and no other mapping's key further down.
+        let flow = errors(validYAML.replacingOccurrences(of: "bounds: {width: 10, depth: 8}", with: "bounds: {width: 10, depth: 8, width: 9}")
+                          + "\nextra:\n         width: 3\n")
+        #expect(flow == ["test.yaml:3:10: a key appears twice in one mapping: width"], "\(flow)")
     }
 
     @Test func aNULInAnIdIsReported() {

@@ -317,10 +317,13 @@ import LabScenarioIO
     @Test func aFileThatIsNoDanisTrackIsBlamedBeforeTheConfiguration() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let empty = dir + "/empty.mbd", yaml = dir + "/open-hall.yaml"
+        let empty = dir + "/empty.mbd", yaml = dir + "/open-hall.yaml", table = dir + "/table.csv"
         try "".write(toFile: empty, atomically: true, encoding: .utf8)
         try "name: open-hall\nbounds: {width: 30, depth: 20}\n".write(toFile: yaml, atomically: true, encoding: .utf8)
-        for (path, line, text) in [(empty, nil as Int?, "the track is empty"), (yaml, 1, "expected 16 comma-separated fields")] {
+        // Sixteen columns, but a header and not a track.
+        try ((0..<16).map { "c\($0)" }.joined(separator: ",") + "\n").write(toFile: table, atomically: true, encoding: .utf8)
+        for (path, line, text) in [(empty, nil as Int?, "the track is empty"), (yaml, 1, "expected 16 comma-separated fields"),
+                                   (table, 1, "c0")] {
             do {
                 try RecordingImporter.run(format: .danis, paths: [path], to: dir + "/out.sqlite")
                 Issue.record("\(path): the import succeeded")
