@@ -50,8 +50,9 @@ public enum LabBenchmark {
     /// its note says otherwise); a figure is its rounds' median.
     /// - Parameters:
     ///   - work: instead of `seconds`, each round of a rated figure does at least this many of its units (fixes, scan
-    ///     updates, readings), however long that takes: a fixed amount of work whose instructions can be counted
-    ///     (callgrind, docs/speed.md). The import and the tournament already do a fixed amount of work.
+    ///     updates, locations, readings), however long that takes: a fixed amount of work whose instructions can be
+    ///     counted (callgrind, docs/speed.md). The tournament is a fixed amount of work already; the import figure still
+    ///     times its 1 M-reading imports for `seconds`.
     ///   - figure: only the figures whose name matches this pattern (``nameMatches(_:_:)``) are measured; the others'
     ///     work is skipped, though their group still prepares its inputs.
     public static func run(seconds: Double, rounds: Int = defaultRounds, groups: Set<Group> = Set(Group.allCases),

@@ -82,9 +82,7 @@ extension InputError {
         case "String": return "a string"
         case "Bool": return "true or false"
         default:
-            if name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") { return "a list" }
-            if name.hasPrefix("Dictionary<") || name.hasPrefix("[") { return "an object" }
-            return "a value of type \(name)"
+            return name.hasPrefix("Array<") ? "a list" : name.hasPrefix("Dictionary<") ? "an object" : "a value of type \(name)"
         }
     }
 }

@@ -76,19 +76,21 @@ struct DanisImporter {
             }
         }
         // A file that is no Daniş track says so before the configuration is looked for (by default in ../cnf beside the
-        // first track, which a wrong file does not have either): its first line, as the full parse below reads it.
+        // first track, which a wrong file does not have either): its first line, as the full parse below reads it. The
+        // files read here are the ones parsed below.
         struct FirstLineRead: Error {}
-        for path in tracks {
+        let files = try tracks.map { try CSVFile(path: $0) }
+        for file in files {
             var sawLine = false
             do {
-                try CSVFile(path: path).forEachRecord(columns: DanisImporter.fieldNames) { rec in
+                try file.forEachRecord(columns: DanisImporter.fieldNames) { rec in
                     try rec.expect(fields: 16...16)
                     _ = try rec.double(0)   // a timestamp: a header or another table's first line is not a track
                     sawLine = true
                     throw FirstLineRead()
                 }
             } catch is FirstLineRead {}
-            guard sawLine else { throw InputError(file: path, "the track is empty") }
+            guard sawLine else { throw InputError(file: file.path, "the track is empty") }
         }
         let cnf = configDirectory
         let devPath = cnf + "/tetam.dev", parPath = cnf + "/tetam.par"
@@ -121,8 +123,8 @@ struct DanisImporter {
         let sensorIDs = sensors.map(\.mac)
         let moverMACs = movers.map { Array($0.mac.utf8) }
         var parsed: [Track] = []
-        for path in tracks {
-            let file = try CSVFile(path: path)
+        for file in files {
+            let path = file.path
             var lookup = BeaconLookup(ids: sensorIDs)
             var last = -Double.infinity
             var lines: [Line] = []
