@@ -174,7 +174,7 @@ public final class IndoorLocator: @unchecked Sendable {
         venue.beaconSpread = pathLoss.beaconPowerSigma
         venue.body = BodyShadowing(loss: pathLoss.bodyLoss, halfAngle: pathLoss.bodyHalfAngle)
         self.venue = venue
-        engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt())
+        engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt(finishesWithNewton: true))
         tracker = ParticleTracker(venue: venue, solver: LevenbergMarquardt())
     }
 

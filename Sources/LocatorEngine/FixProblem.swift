@@ -407,8 +407,9 @@ package struct FixModel {
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
     /// ln for the stated region's cost (``FastLog``: within 2·10⁻¹⁴ relative of libm's, inlined; the region takes a
-    /// log per term at about 30 points per fix). The solvers keep libm's: a fix's last digits decide near-ties later
-    /// (which frieze a bearing matches, a particle filter's resampling), and those stay where they were.
+    /// log per term at about 30 points per fix) and for the library's solver (``evaluate(unknowns:_:_:f:J:)``).
+    /// GSL's callbacks keep libm's: the lab's fixes' last digits decide near-ties later (which frieze a bearing matches, a
+    /// particle filter's resampling), and those stay where they were.
     let ln = FastLog.shared
     /// λ's table, for the stated region's cost (``profiledCost(x:y:delta:)``).
     unowned(unsafe) let lookup = TruncatedNormal.lookup
@@ -428,7 +429,7 @@ package struct FixModel {
     /// Each RSSI and censored term's fan in the walls' index, −1 without one (``FixProblem``'s `bfan`, `cfan`).
     let bfan, cfan: Buffer
 
-    typealias Buffer = UnsafeMutablePointer<Double>
+    package typealias Buffer = UnsafeMutablePointer<Double>
 
     /// The solvers' third unknown is δ + 10 dB, not δ: their step test is relative to the unknown
     /// (|step| < 10⁻¹⁰ + 10⁻⁵·|u|), and a δ near 0 dB would be iterated to 10⁻¹⁰ dB, at a linear rate on noisy
@@ -472,6 +473,125 @@ package struct FixModel {
     @inline(__always) package func jacobian(unknowns u0: Double, _ u1: Double, _ u2: Double, into out: UnsafeMutablePointer<Double>) {
         jacobian(x: u0, y: u1, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
     }
+
+    /// The residuals into `f` and the Jacobian into `J` at the solvers' unknowns in one pass over the terms: what
+    /// ``residuals(unknowns:_:_:into:)`` and then ``jacobian(unknowns:_:_:into:)`` write, with each RSSI term's distance,
+    /// log (``FastLog``'s: the library's solver is held to GSL's fixes within 1 mm, not to their last digits) and wall
+    /// loss computed once. The library's solver leaves its answer's residuals and Jacobian with it.
+    package func evaluate(unknowns u0: Double, _ u1: Double, _ u2: Double, f: Buffer, J: Buffer) {
+        let x = u0, y = u1, delta = unknowns == 3 ? u2 - FixModel.offsetShift : 0
+        guard domain == .rssi else {
+            residuals(x: x, y: y, delta: delta, into: f)
+            jacobian(x: x, y: y, delta: delta, into: J)
+            return
+        }
+        let k = halfTenNOverLn10, c = 2 * k, p = unknowns, third = p == 3
+        for i in 0..<rssiCount {
+            let dx = x - bx[i], dy = y - by[i]
+            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+            let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
+            let term = rssiTerm(i, mean: bp0[i] + delta - k * ln(d2) - wallLoss)
+            f[i] = term.r
+            var w = bweight[i] * brobust[i]
+            if truncated { w *= term.slope }
+            let cw = c * w / d2
+            let row = J + i * p
+            row[0] = cw * dx
+            row[1] = cw * dy
+            if third { row[2] = -w }
+        }
+        slopePoint[3] = 0   // the slope cache is not kept here
+        otherResiduals(x: x, y: y, delta: delta, into: f)
+        otherJacobian(x: x, y: y, delta: delta, into: J)
+    }
+
+    /// The normal equations at the solvers' unknowns — JᵀJ, Jᵀf, ‖f‖² and J's column norms — and, with `curvature`, the
+    /// RSSI terms' Σ rᵢ·∇²rᵢ over the position block (each term's heard-mean slope taken as constant; δ enters linearly)
+    /// — what JᵀJ leaves out of the Hessian of ½‖f‖², all of it when ``NormalEquations/exactCurvature`` — summed as the
+    /// terms are evaluated:
+    /// the RSSI rows never leave the registers; the other rows (ranges, censored terms, bearings, priors) are written to
+    /// `scratchF` and `scratchJ` at their places (from row ``rssiCount``) and summed from there. What the library's solver
+    /// evaluates at each trial point: the same residuals and Jacobian as ``evaluate(unknowns:_:_:f:J:)``.
+    @inline(__always) package func normalEquations(unknowns u0: Double, _ u1: Double, _ u2: Double, scratchF: Buffer, scratchJ: Buffer,
+                                                   curvature: Bool) -> NormalEquations {
+        let x = u0, y = u1, delta = unknowns == 3 ? u2 - FixModel.offsetShift : 0
+        let third = unknowns == 3
+        guard domain == .rssi else {
+            residuals(x: x, y: y, delta: delta, into: scratchF)
+            jacobian(x: x, y: y, delta: delta, into: scratchJ)
+            return NormalEquations(f: scratchF, J: scratchJ, rows: 0..<residualCount, three: third)
+        }
+        let k = halfTenNOverLn10, c = 2 * k
+        var a00 = Pair(), a01 = Pair(), a02 = Pair(), a11 = Pair(), a12 = Pair(), a22 = Pair()
+        var g0 = Pair(), g1 = Pair(), g2 = Pair(), ff = Pair(), sxx = Pair(), sxy = Pair(), syy = Pair()
+        var truncatedTerm = false
+        // Two terms at a time (``pairs(_:)``); a lane past the last term weighs nothing.
+        for i in stride(from: 0, to: rssiCount, by: 2) {
+            let valid = SIMD2<Int64>(Int64(i), Int64(i) + 1) .< Int64(rssiCount)
+            let (dx, dy, d2, wall) = pairDistances(i, x: x, y: y)
+            var m = Self.load(bp0, i) + delta - k * FastLog.pair(d2) - wall, slope = Pair(repeating: 1)
+            if truncated, any(m .< untruncatedFrom) {
+                let h0 = heardMean(m[0]), h1 = i + 1 < rssiCount ? heardMean(m[1]) : (m[1], 1)
+                m = Pair(h0.m, h1.m); slope = Pair(h0.slope, h1.slope)
+                truncatedTerm = true
+            }
+            var w = (Self.load(bweight, i) * Self.load(brobust, i)).replacing(with: 0, where: .!valid)
+            let r = ((Self.load(brssi, i) - m) * w).replacing(with: 0, where: .!valid)
+            if truncated { w *= slope }
+            let cw = c * w / d2
+            let j0 = cw * dx, j1 = cw * dy
+            a00 += j0 * j0; a01 += j0 * j1; a11 += j1 * j1
+            g0 += j0 * r; g1 += j1 * r
+            if third { a02 -= j0 * w; a12 -= j1 * w; a22 += w * w; g2 -= w * r }
+            ff += r * r
+            if curvature {
+                // ∂²r/∂x² = w·c·(d² − 2dx²)/d⁴, ∂²r/∂x∂y = −w·c·2dx·dy/d⁴ (w with the heard mean's slope).
+                let s = r * cw / d2
+                sxx += s * (d2 - 2 * dx * dx); sxy -= s * 2 * dx * dy; syy += s * (d2 - 2 * dy * dy)
+            }
+        }
+        var e = NormalEquations(a00: a00.sum(), a01: a01.sum(), a02: a02.sum(), a11: a11.sum(), a12: a12.sum(), a22: a22.sum(),
+                                g0: g0.sum(), g1: g1.sum(), g2: g2.sum(), ff: ff.sum())
+        e.sxx = sxx.sum(); e.sxy = sxy.sum(); e.syy = syy.sum()
+        // The curvature is the Hessian's whole remainder when every other term is linear in the unknowns (priors) and no
+        // heard mean is truncated (whose second derivative it leaves out).
+        e.exactCurvature = curvature && !truncatedTerm && rangeCount == 0 && censoredCount == 0 && bearingCount == 0
+        if residualCount > rssiCount {
+            slopePoint[3] = 0
+            otherResiduals(x: x, y: y, delta: delta, into: scratchF)
+            otherJacobian(x: x, y: y, delta: delta, into: scratchJ)
+            e.add(f: scratchF, J: scratchJ, rows: rssiCount..<residualCount, three: third)
+        }
+        e.finishNorms()
+        return e
+    }
+
+    // MARK: Two terms at a time
+
+    /// Two lanes of doubles: the solver's and the stated region's RSSI loops take the terms in pairs, in vector registers.
+    /// The term buffers are slices of one block (``FixProblem``), so reading one term past the last of a slice stays
+    /// inside the block; that lane is masked out.
+    package typealias Pair = SIMD2<Double>
+
+    /// Terms i and i + 1 of `p`.
+    @inline(__always) static func load(_ p: Buffer, _ i: Int) -> Pair {
+        UnsafeRawPointer(p + i).loadUnaligned(as: Pair.self)
+    }
+
+    /// RSSI terms i and i + 1 seen from (x, y): the offsets from their beacons, the squared 3-D distances (floored at
+    /// 10⁻¹² m²) and the walls' losses between (0 without walls, and for a lane past the last term).
+    @inline(__always) func pairDistances(_ i: Int, x: Double, y: Double) -> (dx: Pair, dy: Pair, d2: Pair, wall: Pair) {
+        let dx = x - Self.load(bx, i), dy = y - Self.load(by, i), dz = Self.load(bdz, i)
+        let d2 = pointwiseMax(dx * dx + dy * dy + dz * dz, Pair(repeating: 1e-12))
+        var wall = Pair()
+        if hasWalls {
+            for l in 0..<2 where i + l < rssiCount { wall[l] = wallLoss(from: Point(bx[i + l], by[i + l]), to: Point(x, y), fan: bfan[i + l]) }
+        }
+        return (dx, dy, d2, wall)
+    }
+
+    /// True when the cost is smooth in the position (no wall steps it): Newton's steps may finish a solve.
+    package var isSmooth: Bool { !hasWalls }
 
     init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, exponent: Double, sigma: Double, sensitivity: Double,
          packetLoss: Double, dropout: Double, truncated: Bool,
@@ -551,6 +671,11 @@ package struct FixModel {
             }
         }
         if domain == .rssi { slopePoint[0] = x; slopePoint[1] = y; slopePoint[2] = delta; slopePoint[3] = 1 }
+        otherResiduals(x: x, y: y, delta: delta, into: out)
+    }
+
+    /// The residuals after the RSSI terms' (ranges, censored terms, bearings, priors), from row ``rssiCount`` of `out`.
+    @inline(__always) func otherResiduals(x: Double, y: Double, delta: Double, into out: UnsafeMutablePointer<Double>) {
         var row = rssiCount
         for m in 0..<rangeCount {
             out[row] = measuredRangeResidual(m, x: x, y: y)
@@ -614,16 +739,34 @@ package struct FixModel {
             rg += r0 * d; gg += d * d
         }
         let k = halfTenNOverLn10, raised = delta + 1
-        for i in 0..<rssiCount {
-            let dx = x - bx[i], dy = y - by[i]
-            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-            switch domain {
-            case .rssi:
-                let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
-                let spread = k * ln(d2)
-                let r0 = tabulatedRSSIResidual(i, mean: bp0[i] + delta - spread - wallLoss)
-                add(r0, profiles ? tabulatedRSSIResidual(i, mean: bp0[i] + raised - spread - wallLoss) : r0)
-            case .range:
+        if domain == .rssi {
+            // Two terms at a time (``pairs(_:)``); a lane past the last term weighs nothing.
+            var rr2 = Pair(), rg2 = Pair(), gg2 = Pair()
+            for i in stride(from: 0, to: rssiCount, by: 2) {
+                let valid = SIMD2<Int64>(Int64(i), Int64(i) + 1) .< Int64(rssiCount)
+                let (dx, dy, d2, wall) = pairDistances(i, x: x, y: y)
+                let spread = k * FastLog.pair(d2)
+                let base = Self.load(bp0, i) - spread - wall
+                var m0 = base + delta, m1 = base + raised
+                if truncated, any(m0 .< untruncatedFrom) {
+                    for l in 0..<2 where i + l < rssiCount {
+                        m0[l] = lookup.heardMean(m0[l], sensitivity: sensitivity, sigma: sigma)
+                        m1[l] = lookup.heardMean(m1[l], sensitivity: sensitivity, sigma: sigma)
+                    }
+                }
+                _ = (dx, dy)
+                let w = Self.load(bweight, i) * Self.load(brobust, i), rssi = Self.load(brssi, i)
+                let r0 = ((rssi - m0) * w).replacing(with: 0, where: .!valid)
+                let r1 = profiles ? ((rssi - m1) * w).replacing(with: 0, where: .!valid) : r0
+                rr2 += r0 * r0
+                let d = r1 - r0
+                rg2 += r0 * d; gg2 += d * d
+            }
+            rr = rr2.sum(); rg = rg2.sum(); gg = gg2.sum()
+        } else {
+            for i in 0..<rssiCount {
+                let dx = x - bx[i], dy = y - by[i]
+                let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
                 let r = (d2.squareRoot() - brange[i]) * bweight[i]
                 add(r, r)
             }
@@ -678,6 +821,14 @@ package struct FixModel {
                 row[1] = dy / d * bweight[i]
             }
         }
+        otherJacobian(x: x, y: y, delta: delta, into: out)
+    }
+
+    /// The Jacobian's rows after the RSSI terms' (ranges, censored terms, bearings, priors), from row ``rssiCount`` of `out`.
+    @inline(__always) func otherJacobian(x: Double, y: Double, delta: Double, into out: UnsafeMutablePointer<Double>) {
+        let c = 2 * halfTenNOverLn10   // 10n/ln 10
+        let p = unknowns
+        let third = p == 3
         var r = rssiCount
         for m in 0..<rangeCount {
             let dx = x - mx[m], dy = y - my[m]

@@ -325,6 +325,82 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
     }
 }
 
+extension JacobianTests {
+    /// The library's solver sums the normal equations as it evaluates the terms, two RSSI terms at a time
+    /// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``): they are JᵀJ, Jᵀf and ‖f‖² of the
+    /// residuals and Jacobian the lab's callbacks give, over an odd number of RSSI terms (one of them truncated), walls,
+    /// a measured range, censored terms, a bearing and both priors.
+    @Test func normalEquationsAreTheResidualsAndJacobiansSums() {
+        let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
+        let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
+                          beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
+                          beaconHeightOffset: base.beaconHeightOffset, landmarks: base.landmarks,
+                          walls: [Wall(segment: Segment(Point(30, -5), Point(30, 25)), loss: 5)])
+        let problem = FixProblem(venue: venue, domain: .rssi, walls: venue.walls, estimatesOffset: true)
+        problem.truncatedMeans = true
+        var r = TestRandom(5)
+        for i in 0..<3 {
+            problem.addRSSI(position: venue.beaconPositions[i], heightOffset: venue.beaconHeightOffset[i], p0: -59,
+                            rssi: i == 2 ? -79 : -60 - 10 * r.next(), count: 1 + i)
+        }
+        problem.addMeasuredRange(position: venue.beaconPositions[3], heightOffset: venue.beaconHeightOffset[3], distance: 6, sigma: 0.3)
+        problem.addCensored(venue: venue, heard: BeaconSet([0, 1, 2, 3]), advertisements: 10)
+        problem.addBearing(landmark: friezePositions[0], headingDegrees: 360 * r.next(), sigmaDegrees: 5)
+        problem.offsetPrior = (mean: -3, sigma: 4)
+        problem.statePrior = StatePrior(x: 8, y: 6, delta: -2, covariance: Symmetric3(xx: 4, xy: 1, xd: 0.5, yy: 3, yd: -0.3, dd: 9))
+        let n = problem.residualCount
+        let scratchF = UnsafeMutablePointer<Double>.allocate(capacity: n), scratchJ = UnsafeMutablePointer<Double>.allocate(capacity: 3 * n)
+        defer { scratchF.deallocate(); scratchJ.deallocate() }
+        for _ in 0..<20 {
+            let p = Point(r.uniform(1, 39), r.uniform(1, 14)), delta = r.uniform(-15, 15)
+            let f = problem.residuals(at: p, offset: delta), J = problem.jacobian(at: p, offset: delta)
+            let model = problem.model
+            let u = model.unknowns(x: p.x, y: p.y, delta: delta)
+            let e = model.normalEquations(unknowns: u.0, u.1, u.2, scratchF: scratchF, scratchJ: scratchJ, curvature: false)
+            func sum(_ term: (Int) -> Double) -> Double { (0..<n).reduce(0) { $0 + term($1) } }
+            let expected = [sum { J[$0][0] * J[$0][0] }, sum { J[$0][0] * J[$0][1] }, sum { J[$0][0] * J[$0][2] },
+                            sum { J[$0][1] * J[$0][1] }, sum { J[$0][1] * J[$0][2] }, sum { J[$0][2] * J[$0][2] },
+                            sum { J[$0][0] * f[$0] }, sum { J[$0][1] * f[$0] }, sum { J[$0][2] * f[$0] }, sum { f[$0] * f[$0] }]
+            let got = [e.a00, e.a01, e.a02, e.a11, e.a12, e.a22, e.g0, e.g1, e.g2, e.ff]
+            for (k, (a, b)) in zip(got, expected).enumerated() {
+                #expect(abs(a - b) <= 1e-10 * max(1, abs(b)), "entry \(k) at \(p), δ \(delta): \(a) vs \(b)")
+            }
+        }
+    }
+
+    /// With RSSI terms only (none truncated) and a prior on δ, JᵀJ plus the curvature the normal equations carry is the
+    /// Hessian of ½‖f‖²: the finite differences of the gradient Jᵀf. What makes the library's Newton steps converge
+    /// quadratically, and what lets its solver stop one step early (``NormalEquations/exactCurvature``).
+    @Test func curvatureCompletesTheHessian() {
+        let venue = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
+        let problem = FixProblem(venue: venue, domain: .rssi, estimatesOffset: true)
+        var r = TestRandom(9)
+        for i in 0..<5 {
+            problem.addRSSI(position: venue.beaconPositions[i], heightOffset: venue.beaconHeightOffset[i], p0: -59,
+                            rssi: -62 - 12 * r.next(), count: 1)
+        }
+        problem.offsetPrior = (mean: -3, sigma: 4)
+        let n = problem.residualCount
+        let scratchF = UnsafeMutablePointer<Double>.allocate(capacity: n), scratchJ = UnsafeMutablePointer<Double>.allocate(capacity: 3 * n)
+        defer { scratchF.deallocate(); scratchJ.deallocate() }
+        let model = problem.model
+        func normal(_ x: Double, _ y: Double) -> NormalEquations {
+            let u = model.unknowns(x: x, y: y, delta: -4)
+            return model.normalEquations(unknowns: u.0, u.1, u.2, scratchF: scratchF, scratchJ: scratchJ, curvature: true)
+        }
+        for _ in 0..<20 {
+            let x = r.uniform(1, 19), y = r.uniform(1, 14), h = 1e-6
+            let e = normal(x, y)
+            #expect(e.exactCurvature)
+            let (px, mx, py, my) = (normal(x + h, y), normal(x - h, y), normal(x, y + h), normal(x, y - h))
+            let hxx = (px.g0 - mx.g0) / (2 * h), hxy = (py.g0 - my.g0) / (2 * h), hyy = (py.g1 - my.g1) / (2 * h)
+            for (a, b) in [(e.a00 + e.sxx, hxx), (e.a01 + e.sxy, hxy), (e.a11 + e.syy, hyy)] {
+                #expect(abs(a - b) <= 1e-5 * max(1, abs(b)), "at (\(x), \(y)): \(a) vs \(b)")
+            }
+        }
+    }
+}
+
 @Suite struct BearingTermTests {
     /// Bearing terms live in one block that grows with the headings of a scan: nine of them (two growths) each keep their
     /// landmark, heading and weight, and after a reset the same block serves the next scan.

@@ -399,6 +399,21 @@ import LocatorEngine
         #expect(ln(subnormal) == log(subnormal))
     }
 
+    /// The two-lane log the solver's and the stated region's loops take (``FastLog/pair(_:)``): within 3·10⁻¹⁶·max(1, |ln x|)
+    /// of Foundation's over squared distances from 10⁻¹² m² (the floor) to 10¹² m², each lane on its own.
+    @Test func pairLogMatchesFoundation() {
+        var worst = 0.0, x = 1e-12
+        func check(_ a: Double, _ b: Double) {
+            let v = FastLog.pair(SIMD2(a, b))
+            for (x, y) in [(a, v[0]), (b, v[1])] { worst = max(worst, abs(y - log(x)) / (3e-16 * max(1, abs(log(x))))) }
+        }
+        while x < 1e12 { check(x, 1 / x); x *= 1.000_371_9 }
+        x = 0.5
+        while x < 2 { check(x, x * 1.414_213_562_373_095); x += 1.37e-6 }
+        #expect(worst < 1, "worst error \(worst) of the bound")
+        #expect(FastLog.pair(SIMD2(1, 2)) == SIMD2(0, log(2.0)))
+    }
+
     /// The trackers' Gaussians (the ziggurat): over 10⁶ draws, mean and variance near 0 and 1, the third and fourth
     /// moments near 0 and 3, the share beyond 1, 2, 3 and 3.6541 (the base layer's edge: the tail's own sampler) σ
     /// within 5 standard errors of the normal's, the largest distance between the empirical and the normal CDF
