@@ -32,21 +32,21 @@ package final class FixProblem {
     package let unknowns: Int
     /// True when the advertisements of a window share one shadowing draw (correlated shadowing): then
     /// averaging them adds no information and every beacon counts once.
-    package var correlatedShadowing = false
+    package var correlatedShadowing: Bool { get { state.pointee.correlatedShadowing } set { state.pointee.correlatedShadowing = newValue } }
     /// The radio model's error σ_m, dB (``RadioModel/modelError``): each beacon's mean misses the law by this much
     /// however many readings are averaged, so a beacon heard k times weighs 1/√(σ²/k + σ_m²), not √k/σ.
-    package var modelError = 0.0
+    package var modelError: Double { get { state.pointee.modelError } set { state.pointee.modelError = newValue } }
     /// Walls whose losses the RSSI model includes (nil: free-space model).
     package let walls: WallIndex?
     package let exponent: Double
     package let sigma: Double
     /// Receiver sensitivity and packet loss, for censored terms.
-    package var sensitivity = -100.0
-    package var packetLoss = 0.0
+    package var sensitivity: Double { get { state.pointee.sensitivity } set { state.pointee.sensitivity = newValue } }
+    package var packetLoss: Double { get { state.pointee.packetLoss } set { state.pointee.packetLoss = newValue } }
     /// The chance a window reports nothing of a beacon however strong (``RadioModel/dropout``), for censored terms.
-    package var dropout = 0.0
+    package var dropout: Double { get { state.pointee.dropout } set { state.pointee.dropout = newValue } }
     /// Model each heard beacon's mean as the mean of a normal truncated at the sensitivity (see the type's notes).
-    package var truncatedMeans = false
+    package var truncatedMeans: Bool { get { state.pointee.truncatedMeans } set { state.pointee.truncatedMeans = newValue } }
     // Term buffers: fixed capacity (one term of each kind per beacon), held by `let` pointers so that the hot
     // loops pay neither exclusivity checks nor reference counting.
     /// The most terms of each kind (the venue's beacon count).
@@ -66,30 +66,48 @@ package final class FixProblem {
     let bfan, cfan: UnsafeMutablePointer<Double>
     /// Where each of the likelihood-ratio region's rays ends, relative to the fix (``regionRays`` points).
     private let rayEnds = UnsafeMutablePointer<Point>.allocate(capacity: FixProblem.regionRays)
-    package private(set) var rssiCount = 0
+    package private(set) var rssiCount: Int { get { state.pointee.rssiCount } set { state.pointee.rssiCount = newValue } }
     // Measured ranges (UWB, Channel Sounding, Wi-Fi RTT): beacon position, height offset, distance, 1/σ.
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
-    package private(set) var rangeCount = 0
+    package private(set) var rangeCount: Int { get { state.pointee.rangeCount } set { state.pointee.rangeCount = newValue } }
     // Censored terms: beacon position, height offset, P0, missed advertisements.
     let cx, cy, cdz, cp0, cmissed: UnsafeMutablePointer<Double>
-    package private(set) var censoredCount = 0
+    package private(set) var censoredCount: Int { get { state.pointee.censoredCount } set { state.pointee.censoredCount = newValue } }
     // Bearing terms: landmark position, heading in radians, 1/σθ; one block that grows (a scan has any number of headings).
-    private(set) var lx: UnsafeMutablePointer<Double>, ly: UnsafeMutablePointer<Double>
-    private(set) var lheading: UnsafeMutablePointer<Double>, lweight: UnsafeMutablePointer<Double>
-    private var bearingCapacity = 0
-    package private(set) var bearingCount = 0
+    private(set) var lx: UnsafeMutablePointer<Double> { get { state.pointee.lx } set { state.pointee.lx = newValue } }
+    var ly: UnsafeMutablePointer<Double> { lx + bearingCapacity }
+    var lheading: UnsafeMutablePointer<Double> { lx + 2 * bearingCapacity }
+    var lweight: UnsafeMutablePointer<Double> { lx + 3 * bearingCapacity }
+    private var bearingCapacity: Int { get { state.pointee.bearingCapacity } set { state.pointee.bearingCapacity = newValue } }
+    package private(set) var bearingCount: Int { get { state.pointee.bearingCount } set { state.pointee.bearingCount = newValue } }
     /// A prior on δ: (mean, σ), dB.
-    package var offsetPrior: (mean: Double, sigma: Double)?
+    package var offsetPrior: (mean: Double, sigma: Double)? { get { state.pointee.offsetPrior } set { state.pointee.offsetPrior = newValue } }
     /// A Gaussian prior on the unknowns (a tracker's prediction).
-    package var statePrior: StatePrior?
+    package var statePrior: StatePrior? { get { state.pointee.statePrior } set { state.pointee.statePrior = newValue } }
+
+    /// The problem's changing numbers — its term counts, priors, settings and the bearing block — in one block the
+    /// class holds by a `let` pointer: read through it they cost no exclusivity check (each of a class's stored `var`s
+    /// does, about 70 instructions a read), and a fix reads them some 60 times (the model of each solve, ``residualCount``).
+    private struct State {
+        var rssiCount = 0, rangeCount = 0, censoredCount = 0, bearingCount = 0, bearingCapacity = 1
+        var correlatedShadowing = false, truncatedMeans = false
+        var modelError = 0.0, sensitivity = -100.0, packetLoss = 0.0, dropout = 0.0
+        var offsetPrior: (mean: Double, sigma: Double)?
+        var statePrior: StatePrior?
+        /// The bearing block: capacity × (landmark x, y, heading, 1/σθ), one column after the other.
+        var lx: UnsafeMutablePointer<Double>
+        var f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>
+        var capacity: Int
+    }
+    private let state: UnsafeMutablePointer<State>
 
     /// What minimises the problem.
     package let solver: any LeastSquaresSolver
     /// The residuals and the Jacobian (row-major, `unknowns` columns) at the solver's answer: solvers leave
     /// them here, and the covariance and cost are read from them.
-    package private(set) var f: UnsafeMutablePointer<Double>
-    package private(set) var J: UnsafeMutablePointer<Double>
-    private var capacity: Int
+    package private(set) var f: UnsafeMutablePointer<Double> { get { state.pointee.f } set { state.pointee.f = newValue } }
+    package private(set) var J: UnsafeMutablePointer<Double> { get { state.pointee.J } set { state.pointee.J = newValue } }
+    private var capacity: Int { get { state.pointee.capacity } set { state.pointee.capacity = newValue } }
 
     package init(capacity: Int, exponent: Double, sigma: Double, domain: Domain, walls: WallIndex? = nil,
                  estimatesOffset: Bool = false, solver: any LeastSquaresSolver) {
@@ -111,10 +129,10 @@ package final class FixProblem {
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
         bslope = slice(18); bfan = slice(19); cfan = slice(20); slopePoint = slice(21)
         rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
-        lx = .allocate(capacity: 4); ly = lx + 1; lheading = lx + 2; lweight = lx + 3   // grown on the first bearing
-        self.capacity = 3 * termCapacity + 8
-        f = .allocate(capacity: self.capacity)
-        J = .allocate(capacity: self.capacity * 3)
+        let rows = 3 * termCapacity + 8
+        state = .allocate(capacity: 1)
+        // The bearing block starts with room for one bearing, grown on the second.
+        state.initialize(to: State(lx: .allocate(capacity: 4), f: .allocate(capacity: rows), J: .allocate(capacity: 3 * rows), capacity: rows))
     }
 
     /// A problem for `venue`: its beacon count, path-loss exponent, σ, shadowing correlation, sensitivity and
@@ -136,6 +154,8 @@ package final class FixProblem {
         lx.deallocate()   // the bearing block
         f.deallocate()
         J.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     package func reset() { rssiCount = 0; rangeCount = 0; bearingCount = 0; censoredCount = 0; offsetPrior = nil; statePrior = nil }
@@ -200,7 +220,7 @@ package final class FixProblem {
             let block = UnsafeMutablePointer<Double>.allocate(capacity: 4 * grown)
             for (k, old) in [lx, ly, lheading, lweight].enumerated() { (block + k * grown).update(from: old, count: bearingCount) }
             lx.deallocate()
-            lx = block; ly = block + grown; lheading = block + 2 * grown; lweight = block + 3 * grown
+            lx = block
             bearingCapacity = grown
         }
         let i = bearingCount
