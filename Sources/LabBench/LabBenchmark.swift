@@ -323,6 +323,16 @@ enum BenchLocator {
         return (placements, model, walls, (width: s.bounds.maxX, depth: s.bounds.maxY), scans, ranged)
     }
 
+    /// One locator per core: each core touches only its own, hence unchecked.
+    final class LocatorsPerCore: @unchecked Sendable {
+        private let locators: [IndoorLocator]
+        init(cores: Int, _ make: () throws -> IndoorLocator) rethrows { locators = try (0..<max(cores, 1)).map { _ in try make() } }
+        /// Core `c`'s locator fixes `count` scans of `scans` from index `from` (wrapping).
+        func locate(core c: Int, _ scans: [[RSSISample]], from: Int, count: Int) {
+            for k in 0..<count { _ = locators[c].locate(scans[(from + k) % scans.count]) }
+        }
+    }
+
     static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
         let s = try BundledScenarios.load("open-hall")
         let (placements, model, _, area, scans, ranged) = try library(s, everyBeacon: true)
@@ -337,6 +347,20 @@ enum BenchLocator {
             for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
             return 100
         }, note: { "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift" })
+        // A locator per core (a server locating several phones at once), each fixing its own stretch of the same scans.
+        let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        let parallelName = "IndoorLocator fixes/s [\(cores) cores]"
+        var parallel: BenchFigure? = nil
+        if timing.measures(parallelName) {
+            let phones = try LocatorsPerCore(cores: cores) { try IndoorLocator(beacons: placements, pathLoss: model, area: area) }
+            var round = 0
+            parallel = LabBenchmark.figure(timing, parallelName, unit: "fixes/s", {
+                let first = round * cores * 100
+                DispatchQueue.concurrentPerform(iterations: cores) { c in phones.locate(core: c, ranged, from: first + c * 100, count: 100) }
+                round += 1
+                return 100 * cores
+            }, note: { "public API, 8 beacons heard, one averaged sample each, a locator (a phone) per core" })
+        }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
         var i = 0
         let raw = LabBenchmark.figure(timing, "IndoorLocator fixes/s [raw samples]", unit: "fixes/s", {
@@ -393,7 +417,7 @@ enum BenchLocator {
             ? BenchFigure(name: memoryName, value: Double(bytes) / 1024, unit: "KiB", target: nil,
                           note: "heap in use after creation and a first fix (glibc mallinfo2)")
             : nil
-        let printed = [stream, fixes, walledFigure, reference, raw, memory]
+        let printed = [stream, fixes, parallel, walledFigure, reference, raw, memory]
         return printed.compactMap { $0 }
     }
 }

@@ -120,9 +120,12 @@ package final class FixProblem {
         self.solver = solver
         let m = max(capacity, 1)
         termCapacity = m
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 21 * m + 4)
-        block.initialize(repeating: 0, count: 21 * m + 4)
-        let slice = { (k: Int) in block + k * m }
+        // Each buffer has one slot more than the terms it holds: the pair loops (``FixModel/Pair``) read the slot after
+        // the last term, whose weight is 0 (``addRSSI(position:heightOffset:p0:rssi:count:)`` clears it).
+        let stride = m + 1
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 21 * stride + 4)
+        block.initialize(repeating: 0, count: 21 * stride + 4)
+        let slice = { (k: Int) in block + k * stride }
         bx = slice(0); by = slice(1); bdz = slice(2); bp0 = slice(3); brssi = slice(4); bweight = slice(5); brange = slice(6)
         brobust = slice(7)
         mx = slice(8); my = slice(9); mdz = slice(10); mdistance = slice(11); mweight = slice(12)
@@ -177,6 +180,7 @@ package final class FixProblem {
             bweight[i] /= brange[i] * log(10) / (10 * exponent)
         }
         brobust[i] = 1
+        bweight[i + 1] = 0   // the slot a pair loop reads after the last term weighs nothing
         rssiCount += 1
     }
 
@@ -545,9 +549,8 @@ package struct FixModel {
         var a00 = Pair(), a01 = Pair(), a02 = Pair(), a11 = Pair(), a12 = Pair(), a22 = Pair()
         var g0 = Pair(), g1 = Pair(), g2 = Pair(), ff = Pair(), sxx = Pair(), sxy = Pair(), syy = Pair()
         var truncatedTerm = false
-        // Two terms at a time (``pairs(_:)``); a lane past the last term weighs nothing.
+        // Two terms at a time (``Pair``); a lane past the last term weighs nothing.
         for i in stride(from: 0, to: rssiCount, by: 2) {
-            let valid = SIMD2<Int64>(Int64(i), Int64(i) + 1) .< Int64(rssiCount)
             let (dx, dy, d2, wall) = pairDistances(i, x: x, y: y)
             var m = Self.load(bp0, i) + delta - k * FastLog.pair(d2) - wall, slope = Pair(repeating: 1)
             if truncated, any(m .< untruncatedFrom) {
@@ -555,8 +558,8 @@ package struct FixModel {
                 m = Pair(h0.m, h1.m); slope = Pair(h0.slope, h1.slope)
                 truncatedTerm = true
             }
-            var w = (Self.load(bweight, i) * Self.load(brobust, i)).replacing(with: 0, where: .!valid)
-            let r = ((Self.load(brssi, i) - m) * w).replacing(with: 0, where: .!valid)
+            var w = Self.load(bweight, i) * Self.load(brobust, i)
+            let r = (Self.load(brssi, i) - m) * w
             if truncated { w *= slope }
             let cw = c * w / d2
             let j0 = cw * dx, j1 = cw * dy
@@ -589,8 +592,8 @@ package struct FixModel {
     // MARK: Two terms at a time
 
     /// Two lanes of doubles: the solver's and the stated region's RSSI loops take the terms in pairs, in vector registers.
-    /// The term buffers are slices of one block (``FixProblem``), so reading one term past the last of a slice stays
-    /// inside the block; that lane is masked out.
+    /// With an odd number of terms the last pair's second lane is the slot after the last term, which every term buffer
+    /// has (``FixProblem``) and whose weight is 0: it adds nothing.
     package typealias Pair = SIMD2<Double>
 
     /// Terms i and i + 1 of `p`.
@@ -760,10 +763,9 @@ package struct FixModel {
         }
         let k = halfTenNOverLn10, raised = delta + 1
         if domain == .rssi {
-            // Two terms at a time (``pairs(_:)``); a lane past the last term weighs nothing.
+            // Two terms at a time (``Pair``); a lane past the last term weighs nothing.
             var rr2 = Pair(), rg2 = Pair(), gg2 = Pair()
             for i in stride(from: 0, to: rssiCount, by: 2) {
-                let valid = SIMD2<Int64>(Int64(i), Int64(i) + 1) .< Int64(rssiCount)
                 let (dx, dy, d2, wall) = pairDistances(i, x: x, y: y)
                 let spread = k * FastLog.pair(d2)
                 let base = Self.load(bp0, i) - spread - wall
@@ -776,8 +778,8 @@ package struct FixModel {
                 }
                 _ = (dx, dy)
                 let w = Self.load(bweight, i) * Self.load(brobust, i), rssi = Self.load(brssi, i)
-                let r0 = ((rssi - m0) * w).replacing(with: 0, where: .!valid)
-                let r1 = profiles ? ((rssi - m1) * w).replacing(with: 0, where: .!valid) : r0
+                let r0 = (rssi - m0) * w
+                let r1 = profiles ? (rssi - m1) * w : r0
                 rr2 += r0 * r0
                 let d = r1 - r0
                 rg2 += r0 * d; gg2 += d * d
