@@ -52,7 +52,7 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
     deinit { x0.forEach { gsl_vector_free($0) }; model.deallocate() }
 
     func minimise(_ problem: FixModel, f out: UnsafeMutablePointer<Double>, J outJ: UnsafeMutablePointer<Double>,
-                  from start: (Double, Double, Double), maxIterations: Int) -> Result<(Double, Double, Double), NoFixReason> {
+                  from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
         let n = problem.residualCount, p = problem.unknowns
         let key = n * 4 + p
         let ws: Workspace
@@ -82,7 +82,7 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
             out[i] = gsl_vector_get(f, i)
             for j in 0..<p { outJ[i * p + j] = gsl_matrix_get(J, i, j) }
         }
-        return .success((gsl_vector_get(answer, 0), gsl_vector_get(answer, 1), p == 3 ? gsl_vector_get(answer, 2) : 0))
+        return .success(LeastSquaresAnswer((gsl_vector_get(answer, 0), gsl_vector_get(answer, 1), p == 3 ? gsl_vector_get(answer, 2) : 0)))
     }
 }
 

@@ -256,33 +256,35 @@ package final class FixProblem {
             f = .allocate(capacity: capacity)
             J = .allocate(capacity: capacity * 3)
         }
-        let x: (Double, Double, Double)
+        let found: LeastSquaresAnswer
         let m = model
         switch solver.minimise(m, f: f, J: J, from: m.unknowns(x: start.x, y: start.y, delta: offset), maxIterations: maxIterations) {
         case .failure(let reason): return .failure(reason)
-        case .success(let found): x = found
+        case .success(let answer): found = answer
         }
-        let answer = m.solution(x)
+        let answer = m.solution(found.unknowns)
         let p = Point(answer.x, answer.y)
         let delta = answer.delta
         guard p.isFinite, delta.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
+        // The cost and JᵀJ at the answer: the solver's own sums when it gives them, else from the f and J it left.
         var cost = 0.0
-        for i in 0..<n { cost += f[i] * f[i] }
-        let (covariance, offsetVariance, full) = covarianceAtSolution(n: n)
+        let normal: NormalEquations
+        if let e = found.normal {
+            normal = e
+            cost = e.ff
+        } else {
+            for i in 0..<n { cost += f[i] * f[i] }
+            normal = NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
+        }
+        let (covariance, offsetVariance, full) = covarianceAtSolution(normal)
         return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
     }
 
-    /// (JᵀJ)⁻¹ from the Jacobian the solver left in `J`: the position block and, with δ, its variance and the whole
-    /// 3×3. Nil when JᵀJ is singular to 1e-12 of its scale.
-    private func covarianceAtSolution(n: Int) -> (Covariance2?, Double?, Symmetric3?) {
-        let p = unknowns
-        var a00 = 0.0, a01 = 0.0, a02 = 0.0, a11 = 0.0, a12 = 0.0, a22 = 0.0
-        for i in 0..<n {
-            let r = J + i * p
-            a00 += r[0] * r[0]; a01 += r[0] * r[1]; a11 += r[1] * r[1]
-            if p == 3 { a02 += r[0] * r[2]; a12 += r[1] * r[2]; a22 += r[2] * r[2] }
-        }
-        if p == 2 {
+    /// (JᵀJ)⁻¹ at the answer (`e`'s JᵀJ): the position block and, with δ, its variance and the whole 3×3. Nil when JᵀJ
+    /// is singular to 1e-12 of its scale.
+    private func covarianceAtSolution(_ e: NormalEquations) -> (Covariance2?, Double?, Symmetric3?) {
+        let a00 = e.a00, a01 = e.a01, a02 = e.a02, a11 = e.a11, a12 = e.a12, a22 = e.a22
+        if unknowns == 2 {
             let det = a00 * a11 - a01 * a01
             guard det > 1e-12 * a00 * a11, det.isFinite else { return (nil, nil, nil) }
             return (Covariance2(xx: a11 / det, xy: -a01 / det, yy: a00 / det), nil, nil)
@@ -430,11 +432,6 @@ package struct FixModel {
     let untruncatedFrom: Double
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
-    /// ln for the stated region's cost (``FastLog``: within 2·10⁻¹⁴ relative of libm's, inlined; the region takes a
-    /// log per term at about 30 points per fix) and for the library's solver (``evaluate(unknowns:_:_:f:J:)``).
-    /// GSL's callbacks keep libm's: the lab's fixes' last digits decide near-ties later (which frieze a bearing matches, a
-    /// particle filter's resampling), and those stay where they were.
-    let ln = FastLog.shared
     /// λ's table, for the stated region's cost (``profiledCost(x:y:delta:)``).
     unowned(unsafe) let lookup = TruncatedNormal.lookup
     let bx, by, bdz, bp0, brssi, bweight, brange, brobust: UnsafeMutablePointer<Double>
@@ -498,44 +495,14 @@ package struct FixModel {
         jacobian(x: u0, y: u1, delta: unknowns == 3 ? u2 - FixModel.offsetShift : 0, into: out)
     }
 
-    /// The residuals into `f` and the Jacobian into `J` at the solvers' unknowns in one pass over the terms: what
-    /// ``residuals(unknowns:_:_:into:)`` and then ``jacobian(unknowns:_:_:into:)`` write, with each RSSI term's distance,
-    /// log (``FastLog``'s: the library's solver is held to GSL's fixes within 1 mm, not to their last digits) and wall
-    /// loss computed once. The library's solver leaves its answer's residuals and Jacobian with it.
-    package func evaluate(unknowns u0: Double, _ u1: Double, _ u2: Double, f: Buffer, J: Buffer) {
-        let x = u0, y = u1, delta = unknowns == 3 ? u2 - FixModel.offsetShift : 0
-        guard domain == .rssi else {
-            residuals(x: x, y: y, delta: delta, into: f)
-            jacobian(x: x, y: y, delta: delta, into: J)
-            return
-        }
-        let k = halfTenNOverLn10, c = 2 * k, p = unknowns, third = p == 3
-        for i in 0..<rssiCount {
-            let dx = x - bx[i], dy = y - by[i]
-            let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-            let wallLoss = wallLoss(from: Point(bx[i], by[i]), to: Point(x, y), fan: bfan[i])
-            let term = rssiTerm(i, mean: bp0[i] + delta - k * ln(d2) - wallLoss)
-            f[i] = term.r
-            var w = bweight[i] * brobust[i]
-            if truncated { w *= term.slope }
-            let cw = c * w / d2
-            let row = J + i * p
-            row[0] = cw * dx
-            row[1] = cw * dy
-            if third { row[2] = -w }
-        }
-        slopePoint[3] = 0   // the slope cache is not kept here
-        otherResiduals(x: x, y: y, delta: delta, into: f)
-        otherJacobian(x: x, y: y, delta: delta, into: J)
-    }
-
     /// The normal equations at the solvers' unknowns — JᵀJ, Jᵀf, ‖f‖² and J's column norms — and, with `curvature`, the
     /// RSSI terms' Σ rᵢ·∇²rᵢ over the position block (each term's heard-mean slope taken as constant; δ enters linearly)
     /// — what JᵀJ leaves out of the Hessian of ½‖f‖², all of it when ``NormalEquations/exactCurvature`` — summed as the
     /// terms are evaluated:
     /// the RSSI rows never leave the registers; the other rows (ranges, censored terms, bearings, priors) are written to
     /// `scratchF` and `scratchJ` at their places (from row ``rssiCount``) and summed from there. What the library's solver
-    /// evaluates at each trial point: the same residuals and Jacobian as ``evaluate(unknowns:_:_:f:J:)``.
+    /// evaluates at each trial point, with ``FastLog/pair(_:)``'s log (GSL's callbacks keep libm's: the lab's fixes' last
+    /// digits decide near-ties later, which frieze a bearing matches, a particle filter's resampling).
     @inline(__always) package func normalEquations(unknowns u0: Double, _ u1: Double, _ u2: Double, scratchF: Buffer, scratchJ: Buffer,
                                                    curvature: Bool) -> NormalEquations {
         let x = u0, y = u1, delta = unknowns == 3 ? u2 - FixModel.offsetShift : 0

@@ -1,11 +1,20 @@
 /// Minimises a ``FixModel``'s sum of squared residuals.
 ///
-/// Contract: on success the answer is (x, y, δ + ``FixModel/offsetShift``) (the third ignored when the model has two unknowns), and `f` and `J`
-/// (room for the model's residuals, and its Jacobian row-major) hold the residuals and the Jacobian at that
-/// answer. Reaching the iteration limit is not a failure: the best point so far is the answer.
+/// Contract: on success the answer is (x, y, δ + ``FixModel/offsetShift``) (the third ignored when the model has two
+/// unknowns) with, when the solver summed them, the normal equations there; without them `f` and `J` (room for the
+/// model's residuals, and its Jacobian row-major) hold the residuals and the Jacobian at that answer. Reaching the
+/// iteration limit is not a failure: the best point so far is the answer.
 package protocol LeastSquaresSolver: AnyObject {
     func minimise(_ model: FixModel, f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>,
-                  from start: (Double, Double, Double), maxIterations: Int) -> Result<(Double, Double, Double), NoFixReason>
+                  from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason>
+}
+
+/// A ``LeastSquaresSolver``'s answer: the unknowns, and the normal equations at them when the solver has them (then it
+/// need not write the residuals and the Jacobian out).
+package struct LeastSquaresAnswer {
+    package var unknowns: (Double, Double, Double)
+    package var normal: NormalEquations?
+    package init(_ unknowns: (Double, Double, Double), normal: NormalEquations? = nil) { self.unknowns = unknowns; self.normal = normal }
 }
 
 /// Levenberg–Marquardt in pure Swift for two or three unknowns, on the normal equations in closed form.
@@ -29,8 +38,8 @@ package protocol LeastSquaresSolver: AnyObject {
 /// two paths could settle in different minima, so there the solver stays on GSL's.
 ///
 /// Each trial point's normal equations are summed as its terms are evaluated, two RSSI terms at a time
-/// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``); the answer's residuals and Jacobian are
-/// written once, at the end. A solve allocates nothing.
+/// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``), and the answer's are handed back with it
+/// (for its cost and covariance): the residuals and Jacobian themselves are never written out. A solve allocates nothing.
 package final class LevenbergMarquardt: LeastSquaresSolver {
     /// Relative step tolerance: 1e-5 of the unknowns (0.3 mm at 30 m; see ``FixModel/offsetShift``). Fixes are
     /// metre-scale, and tighter
@@ -67,7 +76,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     deinit { trialF.deallocate(); trialJ.deallocate() }
 
     package func minimise(_ problem: FixModel, f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>,
-                          from start: (Double, Double, Double), maxIterations: Int) -> Result<(Double, Double, Double), NoFixReason> {
+                          from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
         let n = problem.residualCount, p = problem.unknowns
         if n > capacity {
             trialF.deallocate(); trialJ.deallocate()
@@ -185,10 +194,8 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
             let gnorm = max(abs(max(x0, 1) * e.g0), abs(max(x1, 1) * e.g1), three ? abs(max(x2, 1) * e.g2) : 0)
             if gnorm <= gtol * max(0.5 * e.ff, 1) { break }
         }
-        // The answer's residuals and Jacobian, in the caller's buffers.
-        problem.evaluate(unknowns: x0, x1, x2, f: f, J: J)
         guard x0.isFinite, x1.isFinite, x2.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
-        return .success((x0, x1, x2))
+        return .success(LeastSquaresAnswer((x0, x1, x2), normal: e))
     }
 
     /// max_j |v_j| / max(|x_j|, 1): a step's size against the unknowns.
