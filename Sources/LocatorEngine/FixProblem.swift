@@ -547,7 +547,6 @@ package struct FixModel {
         // heard mean is truncated (whose second derivative it leaves out).
         e.exactCurvature = curvature && !truncatedTerm && rangeCount == 0 && censoredCount == 0 && bearingCount == 0
         if residualCount > rssiCount {
-            slopePoint[3] = 0
             otherResiduals(x: x, y: y, delta: delta, into: scratchF)
             otherJacobian(x: x, y: y, delta: delta, into: scratchJ)
             e.add(f: scratchF, J: scratchJ, rows: rssiCount..<residualCount, three: third)

@@ -63,13 +63,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     /// minimum in fewer evaluations, within 1 mm of GSL's fix (the one-scan fix).
     package let finishesWithNewton: Bool
 
-    /// GSL's steps to the end.
-    package init() {
-        finishesWithNewton = false
-        trialF = .allocate(capacity: 1); trialJ = .allocate(capacity: 3); capacity = 1
-    }
-
-    package init(finishesWithNewton: Bool) {
+    package init(finishesWithNewton: Bool = false) {
         self.finishesWithNewton = finishesWithNewton
         trialF = .allocate(capacity: 1); trialJ = .allocate(capacity: 3); capacity = 1
     }
@@ -172,8 +166,8 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         mu *= max(0.333333333333333, 1 - b * b * b)
                         nu = 2
                         progressed = true
-                        // Close to the answer, Newton's steps finish it (quadratically, to the same minimum: the gradient is exact).
                         lastNewtonStep = .infinity
+                        // Close to the answer, Newton's steps finish it (quadratically, to the same minimum: the gradient is exact).
                         let near = LevenbergMarquardt.newtonFrom
                         if smooth, abs(v0) < near * max(abs(x0), 1), abs(v1) < near * max(abs(x1), 1),
                            !three || abs(v2) < near * max(abs(x2), 1) { newton = true }
