@@ -267,15 +267,8 @@ package final class FixProblem {
         let delta = answer.delta
         guard p.isFinite, delta.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
         // The cost and JᵀJ at the answer: the solver's own sums when it gives them, else from the f and J it left.
-        var cost = 0.0
-        let normal: NormalEquations
-        if let e = found.normal {
-            normal = e
-            cost = e.ff
-        } else {
-            for i in 0..<n { cost += f[i] * f[i] }
-            normal = NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
-        }
+        let normal = found.normal ?? NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
+        let cost = normal.ff
         let (covariance, offsetVariance, full) = covarianceAtSolution(normal)
         return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
     }
@@ -692,10 +685,9 @@ package struct FixModel {
         return ((brssi[i] - h.m) * bweight[i] * brobust[i], h.slope)
     }
 
-    /// ``rssiTerm(_:mean:)``'s residual with a truncated mean's λ from the table (``profiledCost(x:y:delta:)``).
-    @inline(__always) func tabulatedRSSIResidual(_ i: Int, mean mu: Double) -> Double {
-        let m = truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
-        return (brssi[i] - m) * bweight[i] * brobust[i]
+    /// ``heardMean(_:)``'s mean with λ from the table (``profiledCost(x:y:delta:)``, which only compares costs).
+    @inline(__always) func tabulatedHeardMean(_ mu: Double) -> Double {
+        truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
     }
 
     /// Measured-range term m's residual at (x, y): the 3-D distance minus the ranged one, over its σ.
@@ -732,17 +724,13 @@ package struct FixModel {
             // Two terms at a time (``Pair``); a lane past the last term weighs nothing.
             var rr2 = Pair(), rg2 = Pair(), gg2 = Pair()
             for i in stride(from: 0, to: rssiCount, by: 2) {
-                let (dx, dy, d2, wall) = pairDistances(i, x: x, y: y)
+                let (_, _, d2, wall) = pairDistances(i, x: x, y: y)
                 let spread = k * FastLog.pair(d2)
                 let base = Self.load(bp0, i) - spread - wall
                 var m0 = base + delta, m1 = base + raised
                 if truncated, any(m0 .< untruncatedFrom) {
-                    for l in 0..<2 where i + l < rssiCount {
-                        m0[l] = lookup.heardMean(m0[l], sensitivity: sensitivity, sigma: sigma)
-                        m1[l] = lookup.heardMean(m1[l], sensitivity: sensitivity, sigma: sigma)
-                    }
+                    for l in 0..<2 where i + l < rssiCount { m0[l] = tabulatedHeardMean(m0[l]); m1[l] = tabulatedHeardMean(m1[l]) }
                 }
-                _ = (dx, dy)
                 let w = Self.load(bweight, i) * Self.load(brobust, i), rssi = Self.load(brssi, i)
                 let r0 = (rssi - m0) * w
                 let r1 = profiles ? (rssi - m1) * w : r0
