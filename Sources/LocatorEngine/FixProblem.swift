@@ -66,6 +66,8 @@ package final class FixProblem {
     let bfan, cfan: UnsafeMutablePointer<Double>
     /// Where each of the likelihood-ratio region's rays ends, relative to the fix (``regionRays`` points).
     private let rayEnds = UnsafeMutablePointer<Point>.allocate(capacity: FixProblem.regionRays)
+    /// The region's cost's single-precision copy of the RSSI terms (``ProfiledCost``).
+    private let regionTerms: UnsafeMutablePointer<ProfiledCost.Quad>
     package private(set) var rssiCount: Int { get { state.pointee.rssiCount } set { state.pointee.rssiCount = newValue } }
     // Measured ranges (UWB, Channel Sounding, Wi-Fi RTT): beacon position, height offset, distance, 1/σ.
     let mx, my, mdz, mdistance, mweight: UnsafeMutablePointer<Double>
@@ -132,6 +134,8 @@ package final class FixProblem {
         cx = slice(13); cy = slice(14); cdz = slice(15); cp0 = slice(16); cmissed = slice(17)
         bslope = slice(18); bfan = slice(19); cfan = slice(20); slopePoint = slice(21)
         rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
+        regionTerms = .allocate(capacity: ProfiledCost.storage(forTerms: m))
+        regionTerms.initialize(repeating: .zero, count: ProfiledCost.storage(forTerms: m))
         let rows = 3 * termCapacity + 8
         state = .allocate(capacity: 1)
         // The bearing block starts with room for one bearing, grown on the second.
@@ -154,6 +158,7 @@ package final class FixProblem {
     deinit {
         bx.deallocate()   // the block all term buffers live in
         rayEnds.deallocate()
+        regionTerms.deallocate()
         lx.deallocate()   // the bearing block
         f.deallocate()
         J.deallocate()
@@ -311,9 +316,8 @@ package final class FixProblem {
     /// every beacon about equally distant — can fit nearly as well as the fix. A fix outside `bounds` is reported
     /// clamped onto the edge, so the region is centred there, against the cost at that point.
     package func likelihoodRegion(_ s: Solution, covariance c: Covariance2, threshold: Double, within bounds: Rect? = nil) -> Covariance2 {
-        let m = model
-        func cost(_ p: Point) -> Double { m.profiledCost(x: p.x, y: p.y, delta: s.offset) }
         let center = bounds.map { $0.clamp(s.position) } ?? s.position
+        let cost = ProfiledCost(model, delta: s.offset, origin: center, storage: regionTerms)
         let floor = center == s.position ? s.cost : cost(center)
         let (l1, l2, u1) = c.principalAxes
         guard l1 > 0, l2 > 0, l1.isFinite, threshold > 0, threshold.isFinite else { return c }
@@ -425,7 +429,7 @@ package struct FixModel {
     let untruncatedFrom: Double
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
-    /// λ's table, for the stated region's cost (``profiledCost(x:y:delta:)``).
+    /// λ's table, for the stated region's cost (``ProfiledCost``).
     unowned(unsafe) let lookup = TruncatedNormal.lookup
     let bx, by, bdz, bp0, brssi, bweight, brange, brobust: UnsafeMutablePointer<Double>
     let rssiCount: Int
@@ -564,7 +568,8 @@ package struct FixModel {
     /// 10⁻¹² m²) and the walls' losses between (0 without walls, and for a lane past the last term).
     @inline(__always) func pairDistances(_ i: Int, x: Double, y: Double) -> (dx: Pair, dy: Pair, d2: Pair, wall: Pair) {
         let dx = x - Self.load(bx, i), dy = y - Self.load(by, i), dz = Self.load(bdz, i)
-        let d2 = pointwiseMax(dx * dx + dy * dy + dz * dz, Pair(repeating: 1e-12))
+        var d2 = dx * dx + dy * dy + dz * dz
+        d2.replace(with: 1e-12, where: d2 .< 1e-12)   // (pointwiseMax is not always inlined)
         var wall = Pair()
         if hasWalls {
             for l in 0..<2 where i + l < rssiCount { wall[l] = wallLoss(from: Point(bx[i + l], by[i + l]), to: Point(x, y), fan: bfan[i + l]) }
@@ -685,7 +690,7 @@ package struct FixModel {
         return ((brssi[i] - h.m) * bweight[i] * brobust[i], h.slope)
     }
 
-    /// ``heardMean(_:)``'s mean with λ from the table (``profiledCost(x:y:delta:)``, which only compares costs).
+    /// ``heardMean(_:)``'s mean with λ from the table (``ProfiledCost``, which only compares costs).
     @inline(__always) func tabulatedHeardMean(_ mu: Double) -> Double {
         truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
     }
@@ -703,69 +708,6 @@ package struct FixModel {
         var diff = (lheading[b] - bearing).truncatingRemainder(dividingBy: 2 * .pi)
         if diff > .pi { diff -= 2 * .pi } else if diff <= -.pi { diff += 2 * .pi }
         return diff * lweight[b]
-    }
-
-    /// −2 log-likelihood at (x, y) with δ profiled out by one Gauss–Newton step from `delta`:
-    /// Σr² − (Σr·g)²/Σg², g = r(δ + 1) − r(δ) (exact where the residuals are linear in δ). The residuals are
-    /// ``residuals(x:y:delta:)``'s, term by term, but each RSSI term's distance and wall loss are computed once
-    /// for both δ, the distance's log is ``FastLog``'s, and a truncated heard mean takes λ from
-    /// ``TruncatedNormal/lookup``'s table (within 2·10⁻⁵ σ of the exact mean; its erfc and exp were half the stated
-    /// region's time). With two unknowns (no δ), Σr².
-    package func profiledCost(x: Double, y: Double, delta: Double) -> Double {
-        var rr = 0.0, rg = 0.0, gg = 0.0
-        let profiles = unknowns == 3
-        @inline(__always) func add(_ r0: Double, _ r1: Double) {
-            rr += r0 * r0
-            let d = r1 - r0
-            rg += r0 * d; gg += d * d
-        }
-        let k = halfTenNOverLn10, raised = delta + 1
-        if domain == .rssi {
-            // Two terms at a time (``Pair``); a lane past the last term weighs nothing.
-            var rr2 = Pair(), rg2 = Pair(), gg2 = Pair()
-            for i in stride(from: 0, to: rssiCount, by: 2) {
-                let (_, _, d2, wall) = pairDistances(i, x: x, y: y)
-                let spread = k * FastLog.pair(d2)
-                let base = Self.load(bp0, i) - spread - wall
-                var m0 = base + delta, m1 = base + raised
-                if truncated, any(m0 .< untruncatedFrom) {
-                    for l in 0..<2 where i + l < rssiCount { m0[l] = tabulatedHeardMean(m0[l]); m1[l] = tabulatedHeardMean(m1[l]) }
-                }
-                let w = Self.load(bweight, i) * Self.load(brobust, i), rssi = Self.load(brssi, i)
-                let r0 = (rssi - m0) * w
-                let r1 = profiles ? (rssi - m1) * w : r0
-                rr2 += r0 * r0
-                let d = r1 - r0
-                rg2 += r0 * d; gg2 += d * d
-            }
-            rr = rr2.sum(); rg = rg2.sum(); gg = gg2.sum()
-        } else {
-            for i in 0..<rssiCount {
-                let dx = x - bx[i], dy = y - by[i]
-                let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-                let r = (d2.squareRoot() - brange[i]) * bweight[i]
-                add(r, r)
-            }
-        }
-        for m in 0..<rangeCount {
-            let r = measuredRangeResidual(m, x: x, y: y)
-            add(r, r)
-        }
-        for c in 0..<censoredCount {
-            let r0 = censored(c, x: x, y: y, delta: delta).r
-            add(r0, profiles ? censored(c, x: x, y: y, delta: raised).r : r0)
-        }
-        for b in 0..<bearingCount {
-            let r = bearingResidual(b, x: x, y: y)
-            add(r, r)
-        }
-        if let prior { add((delta - prior.mean) / prior.sigma, (raised - prior.mean) / prior.sigma) }
-        if let statePrior {
-            let r0 = statePrior.residuals(x: x, y: y, delta: delta), r1 = statePrior.residuals(x: x, y: y, delta: raised)
-            add(r0.0, r1.0); add(r0.1, r1.1)
-            if profiles { add(r0.2, r1.2) }
-        }
-        return profiles && gg > 0 ? rr - rg * rg / gg : rr
     }
 
     /// Writes the Jacobian at (x, y, δ) to `out`, row-major, `unknowns` columns.

@@ -225,7 +225,7 @@ import LabScenarioIO
                 guard let (sol, c) = scanFit(problem, e, venue: venue) else { continue }
                 let r = problem.likelihoodRegion(sol, covariance: c, threshold: threshold, within: venue.bounds)
                 fixes += 1
-                if problem.model.profiledCost(x: e.truth.x, y: e.truth.y, delta: sol.offset) - sol.cost <= threshold { inRegion += 1 }
+                if profiledCost(problem, at: e.truth, around: sol.offset) - sol.cost <= threshold { inRegion += 1 }
                 if (r.mahalanobisSquared(e.truth - venue.bounds.clamp(sol.position)) ?? .infinity) <= threshold { inEllipse += 1 }
             }
         }
