@@ -249,6 +249,9 @@ package final class FixProblem {
         package var cost: Double
         /// (JᵀJ)⁻¹ over (x, y, δ), when δ is estimated and it is available.
         package var full: Symmetric3? = nil
+        /// The normal equations at the answer (in the solvers' unknowns, ``FixModel/offsetShift``): JᵀJ, the gradient and,
+        /// from the library's solver in a smooth problem, the curvature that completes the Hessian.
+        package var normal: NormalEquations? = nil
     }
 
     /// Solves from `start` (and δ from `offset`); a failure when the solver reports one or the result is not finite.
@@ -275,7 +278,8 @@ package final class FixProblem {
         let normal = found.normal ?? NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
         let cost = normal.ff
         let (covariance, offsetVariance, full) = covarianceAtSolution(normal)
-        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
+        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full,
+                                 normal: normal))
     }
 
     /// (JᵀJ)⁻¹ at the answer (`e`'s JᵀJ): the position block and, with δ, its variance and the whole 3×3. Nil when JᵀJ

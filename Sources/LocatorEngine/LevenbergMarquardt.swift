@@ -30,12 +30,13 @@ package struct LeastSquaresAnswer {
 ///
 /// **Newton's finish** (``finishesWithNewton``, the library's one-scan fix, in a venue without walls): Gauss–Newton
 /// converges only linearly here (RSSI residuals of a few dB against 10n/ln 10 make the curvature Σ rᵢ∇²rᵢ a sizeable
-/// part of the Hessian), so once a step has come within ``newtonFrom`` of the unknowns the solver takes Newton's steps,
-/// (JᵀJ + Σ rᵢ∇²rᵢ)·v = −g, kept while the matrix is positive definite and the cost does not rise (else Gauss–Newton's
-/// again). The gradient is exact, so they reach the same minimum, nearer than the step test leaves Gauss–Newton; with
-/// the exact Hessian (``NormalEquations/exactCurvature``) the solve ends when the next step, predicted from the
-/// quadratic contraction of the last two, would be a tenth of the step tolerance. Where a wall steps the cost the
-/// two paths could settle in different minima, so there the solver stays on GSL's.
+/// part of the Hessian), so once a step — or, from a start already that near (the informed fit's), the Newton step itself —
+/// is within ``newtonFrom`` of the unknowns, the solver takes Newton's steps, (JᵀJ + Σ rᵢ∇²rᵢ)·v = −g, kept while the
+/// matrix is positive definite and the cost does not rise (else Gauss–Newton's again). The gradient is exact, so they
+/// reach the same minimum, nearer than the step test leaves Gauss–Newton; with the exact Hessian
+/// (``NormalEquations/exactCurvature``) the solve ends when the Newton step from where it stands is within the step
+/// tolerance: that last step is taken without evaluating there (the minimum is within about its square). Where a wall
+/// steps the cost the two paths could settle in different minima, so there the solver stays on GSL's.
 ///
 /// Each trial point's normal equations are summed as its terms are evaluated, two RSSI terms at a time
 /// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``), and the answer's are handed back with it
@@ -94,41 +95,37 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
         }
         var nu = 2.0
         let xtol = LevenbergMarquardt.stepTolerance, gtol = LevenbergMarquardt.gradientTolerance
-        var newton = false
-        // The size of the last step, when it was an accepted Newton step, relative to the unknowns
-        // (``relativeSize(_:_:_:of:_:_:three:)``); infinite after any other.
-        var lastNewtonStep = Double.infinity
+        // The Newton step from the current point, when solved ahead (after an accepted step in Newton's phase, or at a
+        // start already within its reach: an informed start, ``OffsetFreeFit``).
+        var nextNewton = smooth ? LevenbergMarquardt.newtonStep(e, three: three) : nil
+        if let n = nextNewton, !LevenbergMarquardt.isNear(n, x0, x1, x2, three: three) { nextNewton = nil }
+        var newton = nextNewton != nil
 
         for iteration in 0..<max(maxIterations, 1) {
             let normf = e.ff.squareRoot()
             var v0 = 0.0, v1 = 0.0, v2 = 0.0
             var refusals = 0
-            var progressed = false
+            var progressed = false, done = false
             if newton {
                 // A Newton step, (JᵀJ + Σ rᵢ∇²rᵢ)·v = −g, kept when it does not raise the cost; else Gauss–Newton again.
-                let h00 = e.a00 + e.sxx, h01 = e.a01 + e.sxy, h11 = e.a11 + e.syy
-                let s = three ? LevenbergMarquardt.choleskySolve3(h00, h01, e.a02, h11, e.a12, e.a22, -e.g0, -e.g1, -e.g2)
-                              : LevenbergMarquardt.choleskySolve2(h00, h01, h11, -e.g0, -e.g1).map { ($0.0, $0.1, 0.0) }
-                if let s {
+                if let s = nextNewton ?? LevenbergMarquardt.newtonStep(e, three: three) {
                     (v0, v1, v2) = s
                     let t0 = x0 + v0, t1 = x1 + v1, t2 = three ? x2 + v2 : 0
                     let et = problem.normalEquations(unknowns: t0, t1, t2, scratchF: ft, scratchJ: Jt, curvature: true)
                     if et.ff <= e.ff {
-                        let exact = e.exactCurvature
                         x0 = t0; x1 = t1; x2 = t2
                         e = et
                         d0 = max(d0, e.n0); d1 = max(d1, e.n1); if three { d2 = max(d2, e.n2) }
                         progressed = true
-                        // With the exact Hessian the steps shrink quadratically, |v'| ≈ C·|v|², C read off this step and the
-                        // last: when the next step would be a tenth of the step tolerance, it is not taken.
-                        let size = LevenbergMarquardt.relativeSize(v0, v1, v2, of: x0, x1, x2, three: three)
-                        let previous = lastNewtonStep
-                        lastNewtonStep = size
-                        if exact, previous.isFinite, size < previous, size * size * size < 0.1 * xtol * previous * previous { break }
+                        nextNewton = LevenbergMarquardt.newtonStep(e, three: three)
+                        if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
+                            x0 += n.0; x1 += n.1; x2 += n.2
+                            break
+                        }
                     }
                 }
                 // Refused (or not positive definite): Gauss–Newton's steps again, from here.
-                if !progressed { newton = false; lastNewtonStep = .infinity }
+                if !progressed { newton = false; nextNewton = nil }
             }
             while !progressed {
                 // (JᵀJ + μD²)·v = −g by Cholesky.
@@ -166,11 +163,13 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         mu *= max(0.333333333333333, 1 - b * b * b)
                         nu = 2
                         progressed = true
-                        lastNewtonStep = .infinity
                         // Close to the answer, Newton's steps finish it (quadratically, to the same minimum: the gradient is exact).
-                        let near = LevenbergMarquardt.newtonFrom
-                        if smooth, abs(v0) < near * max(abs(x0), 1), abs(v1) < near * max(abs(x1), 1),
-                           !three || abs(v2) < near * max(abs(x2), 1) { newton = true }
+                        if smooth, LevenbergMarquardt.isNear((v0, v1, v2), x0, x1, x2, three: three) { newton = true }
+                        nextNewton = newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
+                        if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
+                            x0 += n.0; x1 += n.1; x2 += n.2
+                            done = true
+                        }
                         break
                     }
                 }
@@ -179,6 +178,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                 refusals += 1
                 if refusals > 15 { break }
             }
+            if done { break }
             // No step lowered the cost from the start: the start is the answer.
             if !progressed && iteration == 0 { break }
             // Converged when the last step is tiny against the coordinates…
@@ -190,6 +190,28 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
         }
         guard x0.isFinite, x1.isFinite, x2.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
         return .success(LeastSquaresAnswer((x0, x1, x2), normal: e))
+    }
+
+    /// The Newton step −(JᵀJ + Σ rᵢ∇²rᵢ)⁻¹·g at `e`'s point (Gauss–Newton's when `e` has no curvature); nil when that
+    /// matrix is not positive definite.
+    @inline(__always) static func newtonStep(_ e: NormalEquations, three: Bool) -> (Double, Double, Double)? {
+        let h00 = e.a00 + e.sxx, h01 = e.a01 + e.sxy, h11 = e.a11 + e.syy
+        return three ? choleskySolve3(h00, h01, e.a02, h11, e.a12, e.a22, -e.g0, -e.g1, -e.g2)
+                     : choleskySolve2(h00, h01, h11, -e.g0, -e.g1).map { ($0.0, $0.1, 0.0) }
+    }
+
+    /// True when the step `v` is within ``newtonFrom`` of the unknowns: Newton's steps may take over.
+    @inline(__always) static func isNear(_ v: (Double, Double, Double), _ x0: Double, _ x1: Double, _ x2: Double, three: Bool) -> Bool {
+        relativeSize(v.0, v.1, v.2, of: x0, x1, x2, three: three) < newtonFrom
+    }
+
+    /// True when `n`, the Newton step from (x0, x1, x2) with `e`'s exact Hessian, is within the step tolerance of the unknowns
+    /// (``stepTolerance``·max(|x_j|, 1)): the minimum is then within that step, and after it (taken without evaluating
+    /// there) within about its square. The answer's normal equations stay those at (x0, x1, x2): the cost and the
+    /// covariance change by a part in 10⁵ or less over that step.
+    @inline(__always) static func isLastNewtonStep(_ n: (Double, Double, Double), at e: NormalEquations, _ x0: Double, _ x1: Double, _ x2: Double,
+                                                   three: Bool) -> Bool {
+        e.exactCurvature && relativeSize(n.0, n.1, n.2, of: x0, x1, x2, three: three) < stepTolerance
     }
 
     /// max_j |v_j| / max(|x_j|, 1): a step's size against the unknowns.
@@ -260,6 +282,16 @@ package struct NormalEquations {
             if three { let j2 = r[2]; a02 += j0 * j2; a12 += j1 * j2; a22 += j2 * j2; g2 += j2 * fi }
             ff += fi * fi
         }
+    }
+
+    /// These equations at δ (the solvers' third unknown less ``FixModel/offsetShift``) with the offset prior's term
+    /// (δ − mean)/σ added.
+    package func addingOffsetPrior(mean: Double, sigma: Double, at delta: Double) -> NormalEquations {
+        var e = self
+        let w = 1 / (sigma * sigma), r = delta - mean
+        e.a22 += w; e.g2 += r * w; e.ff += r * r * w
+        e.finishNorms()
+        return e
     }
 
     @inline(__always) mutating func finishNorms() {

@@ -151,11 +151,14 @@ package final class OffsetFreeFit {
         if let learned, !obs.isEmpty {
             let before = learned
             if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
-            // The fix: this scan's data with what the earlier scans learned as the prior.
-            problem.offsetPrior = (before.mean, (before.variance + drift).squareRoot())
+            // The fix: this scan's data with what the earlier scans learned as the prior, from the scan fit moved by one
+            // Newton step of the prior's pull (``informedStart(from:prior:)``).
+            let prior = (mean: before.mean, sigma: (before.variance + drift).squareRoot())
+            problem.offsetPrior = prior
+            let start = informedStart(from: best, prior: prior)
             starts.removeAll(keepingCapacity: true)
-            starts.append(best.position)
-            if let informed = bestFit(starts: starts, offset: before.mean, beacons: obs) { best = informed }
+            starts.append(start.position)
+            if let informed = bestFit(starts: starts, offset: start.offset, beacons: obs) { best = informed }
         } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
             learn(from: best.offset, variance: v)
         }
@@ -169,6 +172,22 @@ package final class OffsetFreeFit {
         for r in ranges { used.insert(r.beacon) }
         return .fix(Fix(position: p, uncertainty: covariance?.drms, beaconsUsed: used,
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
+    }
+
+    /// Where the informed fit starts. When the scan fit `s` came with the exact Hessian (``NormalEquations/exactCurvature``:
+    /// the library's solver, in a venue without walls), it is moved by one Newton step of its cost with the offset `prior`
+    /// added: the scan fit's gradient is nearly zero, so the step is the prior's pull, δ toward the learned mean and the
+    /// position along with it, and it lands within about its square of the informed minimum, where the solver finishes in
+    /// Newton's steps. Otherwise — and when that matrix is not positive definite — the scan fit's position with the prior's
+    /// mean: a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and GSL, which
+    /// stops on its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
+    private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double)) -> (position: Point, offset: Double) {
+        let fallback = (s.position, prior.mean)
+        guard let normal = s.normal, normal.exactCurvature,
+              let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: s.offset), three: true)
+        else { return fallback }
+        let moved = (position: Point(s.position.x + v.0, s.position.y + v.1), offset: s.offset + v.2)
+        return moved.position.isFinite && moved.offset.isFinite ? moved : fallback
     }
 
     /// The last scan's ridge: for each of `offsets` (increasing, around the fix's δ), where its terms put the phone with

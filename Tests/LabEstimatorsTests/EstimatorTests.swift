@@ -370,7 +370,7 @@ extension JacobianTests {
 
     /// With RSSI terms only (none truncated) and a prior on δ, JᵀJ plus the curvature the normal equations carry is the
     /// Hessian of ½‖f‖²: the finite differences of the gradient Jᵀf. What makes the library's Newton steps converge
-    /// quadratically, and what lets its solver stop one step early (``NormalEquations/exactCurvature``).
+    /// quadratically, and what lets its solver stop on a Newton step it need not evaluate (``NormalEquations/exactCurvature``).
     @Test func curvatureCompletesTheHessian() {
         let venue = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
         let problem = FixProblem(venue: venue, domain: .rssi, estimatesOffset: true)
