@@ -466,10 +466,19 @@ public final class IndoorLocator: @unchecked Sendable {
     /// The identities behind a fix's beacon set; beyond 128 beacons the set keeps only a count, so then every
     /// beacon heard or ranged in the scan is listed (the shipped estimator uses all of them).
     private func beaconsUsed(_ set: BeaconSet, heard observed: [BeaconObservation], ranged: [MeasuredRange]) -> [BeaconIdentity] {
-        let listed = Array(set)
-        if listed.count == set.count { return listed.map { beacons[$0].identity } }
-        return Array(Set(observed.map(\.beacon) + ranged.map(\.beacon))).sorted().map { beacons[$0].identity }
+        // Scans often hear the same beacons as the last: then the last list is given again (an array shares its storage).
+        if let last = lastBeaconsUsed, last.set == set { return last.identities }
+        var identities: [BeaconIdentity] = []
+        identities.reserveCapacity(set.count)
+        for i in set { identities.append(beacons[i].identity) }
+        guard identities.count == set.count else {   // beyond 128 beacons the set only counts: not cached
+            return Array(Set(observed.map(\.beacon) + ranged.map(\.beacon))).sorted().map { beacons[$0].identity }
+        }
+        lastBeaconsUsed = (set, identities)
+        return identities
     }
+    /// The last fix's beacon set and its identities (``beaconsUsed(_:heard:ranged:)``).
+    private var lastBeaconsUsed: (set: BeaconSet, identities: [BeaconIdentity])?
 
     /// Internal: the one-scan fix for an already-built observation (used to check the library against the tournament).
     func locate(observation: Observation) -> EstimateOutcome {

@@ -51,7 +51,8 @@ package enum ClosedForm {
     /// strongest reading (weights 10^((RSSI − RSSI_max)/10)) so that no weight underflows. Invariant to a
     /// common RSSI offset.
     package static func powerCentroid(venue: Venue, beacons: [BeaconObservation]) -> Point {
-        let top = beacons.map(\.rssi).max() ?? 0
+        var top = -Double.infinity
+        for o in beacons { top = max(top, o.rssi) }   // (no array: this runs once a fix)
         var sx = 0.0, sy = 0.0, sw = 0.0
         for o in beacons {
             let w = exp((o.rssi - top) * ClosedForm.ln10Over10)   // 10^((RSSI − top)/10), without pow's cost
