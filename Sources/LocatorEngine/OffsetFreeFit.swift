@@ -49,7 +49,7 @@ package final class OffsetFreeFit {
     /// the fit learns: a one-state Kalman filter. Each fit uses it as a prior on δ; the scan's own evidence on δ
     /// (the fit's posterior with the prior divided out, in information form) is then its measurement, with a
     /// variance of at least ``minimumScanVariance`` and Huber-gated against scans whose fix went wrong.
-    package private(set) var learned: (mean: Double, variance: Double)?
+    package private(set) var learned: (mean: Double, variance: Double)? { get { state.pointee.learned } set { state.pointee.learned = newValue } }
     /// How much δ may wander between scans (the phone turns in the hand), dB² per scan: the posterior never
     /// becomes certain, so a wrong start is forgotten.
     package static let offsetDriftPerScan = 0.01
@@ -75,15 +75,35 @@ package final class OffsetFreeFit {
     package let venue: Venue
     package let options: Options
     /// The linearised covariance of the last fix ``locate(_:ranges:)`` gave (before the stated region widened it).
-    package private(set) var linearCovariance: Covariance2?
+    package private(set) var linearCovariance: Covariance2? { get { state.pointee.linearCovariance } set { state.pointee.linearCovariance = newValue } }
     /// The same over (x, y, δ), when δ was estimated: how the fix slides with δ (a phone read weaker puts it nearer
     /// the beacons).
-    package private(set) var linearFull: Symmetric3?
+    package private(set) var linearFull: Symmetric3? { get { state.pointee.linearFull } set { state.pointee.linearFull = newValue } }
     package let problem: FixProblem
-    private var scratch: [Point] = []
-    /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
-    private var rivals: [(position: Point, cost: Double)] = []
-    private var starts: [Point] = []
+
+    /// What the fit learns and reuses from scan to scan, in one block the class holds by a `let` pointer: read and changed
+    /// through it, it costs no exclusivity check (each access to a class's stored `var` does, with a thread-local lookup:
+    /// a fix made some thirty of them).
+    private struct State {
+        var learned: (mean: Double, variance: Double)?
+        var linearCovariance: Covariance2?, linearFull: Symmetric3?
+        var varianceFloor = OffsetFreeFit.learnedVarianceFloor, drift = OffsetFreeFit.offsetDriftPerScan
+        var facing: (heading: Double, sigma: Double)?
+        var scaleCost = 0.0, scaleDegrees = 0.0
+        /// The collinearity check's workspace.
+        var scratch: [Point] = []
+        /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
+        var rivals: [(position: Point, cost: Double)] = []
+        /// The starting points of the fit being made.
+        var starts: [Point] = []
+        /// The body-corrected readings (``bodyCorrected(_:facing:at:)``).
+        var corrected: [BeaconObservation] = []
+    }
+    private let state: UnsafeMutablePointer<State> = {
+        let p = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        p.initialize(to: State())
+        return p
+    }()
 
     /// A fit of `venue` with these options whose least squares `solver` minimises.
     package init(venue: Venue, options: Options, solver: any LeastSquaresSolver) {
@@ -91,7 +111,12 @@ package final class OffsetFreeFit {
         self.options = options
         problem = FixProblem(venue: venue, domain: .rssi, walls: options.walls ? venue.walls : nil, estimatesOffset: true, solver: solver)
         problem.truncatedMeans = options.truncatedMeans
-        scratch.reserveCapacity(venue.beaconCount)
+        state.pointee.scratch.reserveCapacity(venue.beaconCount)
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// A new phone: forget what was learned (or start from what the app knows about it).
@@ -102,8 +127,8 @@ package final class OffsetFreeFit {
         drift = known == nil ? OffsetFreeFit.offsetDriftPerScan : 0
     }
     /// The learned variance's floor and the drift for this phone: an offset the app states keeps the σ it stated.
-    private var varianceFloor = OffsetFreeFit.learnedVarianceFloor
-    private var drift = OffsetFreeFit.offsetDriftPerScan
+    private var varianceFloor: Double { get { state.pointee.varianceFloor } set { state.pointee.varianceFloor = newValue } }
+    private var drift: Double { get { state.pointee.drift } set { state.pointee.drift = newValue } }
 
     /// The fix for one scan: its RSSI readings and headings, and — in the library — distances ranged to beacons,
     /// which join the same likelihood (they say nothing about δ).
@@ -115,26 +140,26 @@ package final class OffsetFreeFit {
         let heard = obs.count + ranges.count
         noteFacing(observation)
         guard heard >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
-        if headings.isEmpty, let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, ranges: ranges, scratch: &scratch) {
+        if headings.isEmpty, let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, ranges: ranges, scratch: &state.pointee.scratch) {
             return .noFix(reason)
         }
         // Starting points: the power-weighted centroid (offset-free; with ranges only, the centroid weighted by
         // 1/ρ²), and with walls also the strongest beacon pulled 1 m toward it and the identified bearing lines'
         // intersection.
         let centroid = obs.isEmpty ? ClosedForm.rangeCentroid(venue: venue, ranges: ranges) : ClosedForm.powerCentroid(venue: venue, beacons: obs)
-        starts.removeAll(keepingCapacity: true)
-        if let centroid { starts.append(centroid) }
+        state.pointee.starts.removeAll(keepingCapacity: true)
+        if let centroid { state.pointee.starts.append(centroid) }
         if headings.contains(where: { $0.frieze != nil }) {
             let identified = headings.compactMap { h in h.frieze.map { (venue.landmarks[$0].position, h.heading, 1.0) } }
-            if let b = ClosedForm.bearingIntersection(lines: identified) { starts.append(b) }
+            if let b = ClosedForm.bearingIntersection(lines: identified) { state.pointee.starts.append(b) }
         }
         if options.walls, let centroid, !obs.isEmpty, !venue.walls.isEmpty {
             let strongest = venue.beaconPositions[obs[0].beacon]
             let toward = centroid - strongest
             let d = toward.length
-            if d > 1 { starts.append(strongest + toward / d) }
+            if d > 1 { state.pointee.starts.append(strongest + toward / d) }
         }
-        guard let first = starts.first else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
+        guard let first = state.pointee.starts.first else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
 
         if let corrected = bodyCorrected(obs, ranges: ranges, headings: headings, from: first) { obs = corrected }
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
@@ -144,8 +169,8 @@ package final class OffsetFreeFit {
         // scan's independent measurement of δ — a fit that started from the learned δ could follow its own
         // mistakes (a wrong fix pulling δ, δ pulling the next fix).
         problem.offsetPrior = fallback
-        rivals.removeAll(keepingCapacity: true)
-        guard var best = bestFit(starts: starts, offset: nil, beacons: obs, collectingRivals: true) else {
+        state.pointee.rivals.removeAll(keepingCapacity: true)
+        guard var best = bestFit(starts: state.pointee.starts, offset: nil, beacons: obs, collectingRivals: true) else {
             return .noFix(.solverFailed("no start converged"))
         }
         if let learned, !obs.isEmpty {
@@ -156,9 +181,9 @@ package final class OffsetFreeFit {
             let prior = (mean: before.mean, sigma: (before.variance + drift).squareRoot())
             problem.offsetPrior = prior
             let start = informedStart(from: best, prior: prior)
-            starts.removeAll(keepingCapacity: true)
-            starts.append(start.position)
-            if let informed = bestFit(starts: starts, offset: start.offset, beacons: obs) { best = informed }
+            state.pointee.starts.removeAll(keepingCapacity: true)
+            state.pointee.starts.append(start.position)
+            if let informed = bestFit(starts: state.pointee.starts, offset: start.offset, beacons: obs) { best = informed }
         } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
             learn(from: best.offset, variance: v)
         }
@@ -223,7 +248,7 @@ package final class OffsetFreeFit {
     /// the step's own and the compass's bias), kept while a phone with a step detector reports no step (the walker
     /// stands) and forgotten by a scan without a step detector or a new track. Frieze headings do not set it: a phone
     /// pointed at a frieze need not face where the walker's body does.
-    private var facing: (heading: Double, sigma: Double)?
+    private var facing: (heading: Double, sigma: Double)? { get { state.pointee.facing } set { state.pointee.facing = newValue } }
     /// The compass's bias σ a step heading carries on top of its own, degrees (the trackers' ``MotionModel``'s).
     private static let compassBiasSigma = MotionModel().stepBiasSigma
 
@@ -257,7 +282,7 @@ package final class OffsetFreeFit {
         guard let facing, !obs.isEmpty else { return nil }
         loadTerms(obs, ranges: ranges, headings: headings, matchingFrom: first)
         problem.offsetPrior = fallbackPrior(rssi: obs.count, heard: obs.count + ranges.count)
-        let at = bestFit(starts: starts, offset: nil, beacons: obs)?.position ?? first   // the main fit's starts, untouched
+        let at = bestFit(starts: state.pointee.starts, offset: nil, beacons: obs)?.position ?? first   // the main fit's starts, untouched
         return bodyCorrected(obs, facing: facing, at: at)
     }
 
@@ -268,16 +293,15 @@ package final class OffsetFreeFit {
         let body = venue.body
         let sector = body.sector(headingSigma: facing.sigma)
         let hx = sin(facing.heading * .pi / 180), hy = cos(facing.heading * .pi / 180)
-        corrected.removeAll(keepingCapacity: true)   // reused: the caller's copy of the last scan's is gone by now
+        state.pointee.corrected.removeAll(keepingCapacity: true)   // reused: the caller's copy of the last scan's is gone by now
         for o in obs {
             let b = venue.beaconPositions[o.beacon]
             let dx = at.x - b.x, dy = at.y - b.y, h = (dx * dx + dy * dy).squareRoot()
             let q = h > 1e-9 ? sector.probability(cosineFromBack: (dx * hx + dy * hy) / h) : body.share
-            corrected.append(BeaconObservation(beacon: o.beacon, rssi: o.rssi + body.extraLoss(probability: q), count: o.count))
+            state.pointee.corrected.append(BeaconObservation(beacon: o.beacon, rssi: o.rssi + body.extraLoss(probability: q), count: o.count))
         }
-        return corrected
+        return state.pointee.corrected
     }
-    private var corrected: [BeaconObservation] = []
 
     /// A tracker's measurement update (the iterated extended Kalman filter's, ``KalmanTracker``): this scan's terms
     /// with the tracker's prediction as a Gaussian prior on (x, y, δ), solved from the prediction and — so that a
@@ -295,11 +319,11 @@ package final class OffsetFreeFit {
         if let facing, !venue.body.isNone, !obs.isEmpty { obs = bodyCorrected(obs, facing: facing, at: predicted) }
         loadTerms(obs, ranges: ranges, headings: venue.friezes.isEmpty ? [] : observation.headings, matchingFrom: predicted)
         problem.statePrior = prior
-        starts.removeAll(keepingCapacity: true)
-        starts.append(predicted)
-        if obs.count >= 3 { starts.append(ClosedForm.powerCentroid(venue: venue, beacons: obs)) }
-        rivals.removeAll(keepingCapacity: true)
-        return bestFit(starts: starts, offset: prior.delta, beacons: obs, everyStart: true)
+        state.pointee.starts.removeAll(keepingCapacity: true)
+        state.pointee.starts.append(predicted)
+        if obs.count >= 3 { state.pointee.starts.append(ClosedForm.powerCentroid(venue: venue, beacons: obs)) }
+        state.pointee.rivals.removeAll(keepingCapacity: true)
+        return bestFit(starts: state.pointee.starts, offset: prior.delta, beacons: obs, everyStart: true)
     }
 
     /// Loads one scan's terms into the problem: RSSI, measured ranges, censored terms (when the options say) and
@@ -337,7 +361,7 @@ package final class OffsetFreeFit {
             let start = venue.bounds.clamp(s)
             guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { return }
             if options.robust { sol = reweighted(sol) }
-            if collectingRivals, let b = best { rivals.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
+            if collectingRivals, let b = best { state.pointee.rivals.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
             if best == nil || sol.cost < best!.cost { best = sol }
         }
         for s in starts {
@@ -354,7 +378,8 @@ package final class OffsetFreeFit {
     /// leaves out — beacons that differ from their calibration, the body, multipath — shows up here, so the
     /// stated uncertainty grows with it. Never below 1. Kept across phones: it describes the venue.
     package var residualScale: Double { max((OffsetFreeFit.scalePriorDegrees + scaleCost) / (OffsetFreeFit.scalePriorDegrees + scaleDegrees), 1) }
-    private var scaleCost = 0.0, scaleDegrees = 0.0
+    private var scaleCost: Double { get { state.pointee.scaleCost } set { state.pointee.scaleCost = newValue } }
+    private var scaleDegrees: Double { get { state.pointee.scaleDegrees } set { state.pointee.scaleDegrees = newValue } }
     package static let scalePriorDegrees = 5.0
     package static let scaleMemory = 0.98
 
@@ -374,7 +399,7 @@ package final class OffsetFreeFit {
         // Another minimum the data cannot rule out (within the threshold of this one's cost, e.g. the other side
         // of a wall) joins the region: C + v vᵀ/χ² holds the point at v inside its ellipse (Sherman–Morrison).
         let reported = venue.bounds.clamp(s.position)
-        for r in rivals where r.cost - s.cost < threshold {
+        for r in state.pointee.rivals where r.cost - s.cost < threshold {
             let v = venue.bounds.clamp(r.position) - reported
             c = c.adding(outer: v, over: OffsetFreeFit.chiSquare95)
         }
