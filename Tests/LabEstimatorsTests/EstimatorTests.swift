@@ -326,11 +326,10 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
 }
 
 extension JacobianTests {
-    /// The library's solver sums the normal equations as it evaluates the terms, two RSSI terms at a time
-    /// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``): they are JᵀJ, Jᵀf and ‖f‖² of the
-    /// residuals and Jacobian the lab's callbacks give, over an odd number of RSSI terms (one of them truncated), walls,
-    /// a measured range, censored terms, a bearing and both priors.
-    @Test func normalEquationsAreTheResidualsAndJacobiansSums() {
+    /// A problem with every kind of term, in a venue with a wall at x = 30 (sensitivity −80 dBm): three RSSI terms (the
+    /// third, −79 dBm, with its heard mean truncated near the sensitivity), a measured range, censored terms, a bearing,
+    /// an offset prior and a state prior.
+    func everyKindOfTerm(_ r: inout TestRandom) -> (FixProblem, Venue) {
         let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
         let venue = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
                           beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
@@ -338,7 +337,6 @@ extension JacobianTests {
                           walls: [Wall(segment: Segment(Point(30, -5), Point(30, 25)), loss: 5)])
         let problem = FixProblem(venue: venue, domain: .rssi, walls: venue.walls, estimatesOffset: true)
         problem.truncatedMeans = true
-        var r = TestRandom(5)
         for i in 0..<3 {
             problem.addRSSI(position: venue.beaconPositions[i], heightOffset: venue.beaconHeightOffset[i], p0: -59,
                             rssi: i == 2 ? -79 : -60 - 10 * r.next(), count: 1 + i)
@@ -348,6 +346,16 @@ extension JacobianTests {
         problem.addBearing(landmark: friezePositions[0], headingDegrees: 360 * r.next(), sigmaDegrees: 5)
         problem.offsetPrior = (mean: -3, sigma: 4)
         problem.statePrior = StatePrior(x: 8, y: 6, delta: -2, covariance: Symmetric3(xx: 4, xy: 1, xd: 0.5, yy: 3, yd: -0.3, dd: 9))
+        return (problem, venue)
+    }
+
+    /// The library's solver sums the normal equations as it evaluates the terms, two RSSI terms at a time
+    /// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``): they are JᵀJ, Jᵀf and ‖f‖² of the
+    /// residuals and Jacobian the lab's callbacks give, over an odd number of RSSI terms (one of them truncated), walls,
+    /// a measured range, censored terms, a bearing and both priors.
+    @Test func normalEquationsAreTheResidualsAndJacobiansSums() {
+        var r = TestRandom(5)
+        let (problem, _) = everyKindOfTerm(&r)
         let n = problem.residualCount
         let scratchF = UnsafeMutablePointer<Double>.allocate(capacity: n), scratchJ = UnsafeMutablePointer<Double>.allocate(capacity: 3 * n)
         defer { scratchF.deallocate(); scratchJ.deallocate() }
@@ -398,6 +406,52 @@ extension JacobianTests {
                 #expect(abs(a - b) <= 1e-5 * max(1, abs(b)), "at (\(x), \(y)): \(a) vs \(b)")
             }
         }
+    }
+
+    /// The stated region's cost (``ProfiledCost``: RSSI terms four at a time in single precision, truncated heard means
+    /// from the table) is its definition — Σr² − (Σr·g)²/Σg², g = r(δ + 1) − r(δ), from the model's own residuals — to
+    /// 2·10⁻⁴ of the cost: with walls, a truncated term, a range, censored terms, a bearing and both priors; with nine RSSI
+    /// terms (a group of four partly empty) and the offset prior only; and with two unknowns (Σr²).
+    @Test func profiledCostMatchesItsDefinition() {
+        var r = TestRandom(17)
+        let (mixed, walled): (FixProblem, Venue) = everyKindOfTerm(&r)
+        let wide = Venue(name: "nine", bounds: Rect(minX: 0, minY: 0, maxX: 40, maxY: 30), radio: RadioModel(sigma: 4),
+                         beaconIDs: (0..<9).map { "b\($0)" }, beaconPositions: (0..<9).map { Point(Double($0 % 3) * 18 + 2, Double($0 / 3) * 13 + 2) },
+                         beaconP0: [Double](repeating: -59, count: 9), beaconHeightOffset: [Double](repeating: 1, count: 9))
+        let rssiOnly = FixProblem(venue: wide, domain: .rssi, estimatesOffset: true), positionOnly = FixProblem(venue: wide, domain: .rssi)
+        for problem in [rssiOnly, positionOnly] {
+            var s = TestRandom(3)
+            for i in 0..<9 {
+                problem.addRSSI(position: wide.beaconPositions[i], heightOffset: 1, p0: -59, rssi: -60 - 25 * s.next(), count: 1 + i % 3)
+            }
+        }
+        rssiOnly.offsetPrior = (mean: 2, sigma: 5)
+        let storage = UnsafeMutablePointer<ProfiledCost.Quad>.allocate(capacity: ProfiledCost.storage(forTerms: 9))
+        defer { storage.deallocate() }
+        var truncatedSeen = false
+        for (name, problem) in [("mixed", mixed), ("nine RSSI", rssiOnly), ("two unknowns", positionOnly)] {
+            for _ in 0..<40 {
+                let p = Point(r.uniform(-5, 45), r.uniform(-5, 30)), delta = problem.estimatesOffset ? r.uniform(-15, 15) : 0
+                let origin = Point(r.uniform(0, 40), r.uniform(0, 30))
+                let cost: Double = ProfiledCost(problem.model, delta: delta, origin: origin, storage: storage)(p)
+                let r0: [Double] = problem.residuals(at: p, offset: delta)
+                var expected: Double = r0.reduce(0) { $0 + $1 * $1 }
+                if problem.estimatesOffset {
+                    let g = zip(problem.residuals(at: p, offset: delta + 1), r0).map { $0 - $1 }
+                    let rg = zip(r0, g).reduce(0) { $0 + $1.0 * $1.1 }, gg = g.reduce(0) { $0 + $1 * $1 }
+                    expected -= rg * rg / gg
+                }
+                if problem === mixed {
+                    // The weak term's model mean (beacon 2; the wall at x = 30 between when on the other side).
+                    let b = walled.beaconPositions[2], dz = walled.beaconHeightOffset[2], d = (p.distance(to: b) * p.distance(to: b) + dz * dz).squareRoot()
+                    let wall: Double = (p.x - 30) * (b.x - 30) < 0 ? 5 : 0
+                    let mu: Double = -59 + delta - 10 * walled.radio.exponent * log10(d) - wall
+                    if mu < walled.radio.sensitivity + TruncatedNormal.untruncatedBeyond * walled.radio.sigma { truncatedSeen = true }
+                }
+                #expect(abs(cost - expected) <= 2e-4 * max(1, abs(expected)), "\(name) at \(p), δ \(delta): \(cost) vs \(expected)")
+            }
+        }
+        #expect(truncatedSeen, "no point put the weak term's heard mean in its truncated range")
     }
 }
 
@@ -516,65 +570,5 @@ extension JacobianTests {
         #expect(standing < 0.6 * without, "standing keeps the facing: \(standing) m against \(without) m")
         #expect(forgot > 2 * stepped, "a phone without steps forgets the facing: \(forgot) m against \(stepped) m")
         #expect(newTrack > 2 * stepped, "a new track forgets the facing: \(newTrack) m against \(stepped) m")
-    }
-
-    /// The stated region's cost (``ProfiledCost``: RSSI terms four at a time in single precision, truncated heard means
-    /// from the table) is its definition — Σr² − (Σr·g)²/Σg², g = r(δ + 1) − r(δ), from the model's own residuals — to
-    /// 2·10⁻⁴ of the cost: with walls, a truncated term, a range, censored terms, a bearing and both priors; with nine RSSI
-    /// terms (a group of four partly empty) and the offset prior only; and with two unknowns (Σr²).
-    @Test func profiledCostMatchesItsDefinition() {
-        let base = makeVenue(square, friezes: friezePositions, heights: [1.8, 1.2, 2.5, 1.2, 3.0])
-        let walled = Venue(name: "walled", bounds: base.bounds, radio: RadioModel(sigma: 4, sensitivity: -80, packetLoss: 0.1),
-                           beaconIDs: base.beaconIDs, beaconPositions: base.beaconPositions, beaconP0: base.beaconP0,
-                           beaconHeightOffset: base.beaconHeightOffset, landmarks: base.landmarks,
-                           walls: [Wall(segment: Segment(Point(30, -5), Point(30, 25)), loss: 5)])
-        var r = TestRandom(17)
-        let mixed = FixProblem(venue: walled, domain: .rssi, walls: walled.walls, estimatesOffset: true)
-        mixed.truncatedMeans = true
-        for i in 0..<3 {
-            mixed.addRSSI(position: walled.beaconPositions[i], heightOffset: walled.beaconHeightOffset[i], p0: -59,
-                          rssi: i == 2 ? -79 : -60 - 10 * r.next(), count: 1 + i)
-        }
-        mixed.addMeasuredRange(position: walled.beaconPositions[3], heightOffset: walled.beaconHeightOffset[3], distance: 6, sigma: 0.3)
-        mixed.addCensored(venue: walled, heard: BeaconSet([0, 1, 2, 3]), advertisements: 10)
-        mixed.addBearing(landmark: friezePositions[0], headingDegrees: 360 * r.next(), sigmaDegrees: 5)
-        mixed.offsetPrior = (mean: -3, sigma: 4)
-        mixed.statePrior = StatePrior(x: 8, y: 6, delta: -2, covariance: Symmetric3(xx: 4, xy: 1, xd: 0.5, yy: 3, yd: -0.3, dd: 9))
-        let wide = Venue(name: "nine", bounds: Rect(minX: 0, minY: 0, maxX: 40, maxY: 30), radio: RadioModel(sigma: 4),
-                         beaconIDs: (0..<9).map { "b\($0)" }, beaconPositions: (0..<9).map { Point(Double($0 % 3) * 18 + 2, Double($0 / 3) * 13 + 2) },
-                         beaconP0: [Double](repeating: -59, count: 9), beaconHeightOffset: [Double](repeating: 1, count: 9))
-        let rssiOnly = FixProblem(venue: wide, domain: .rssi, estimatesOffset: true), positionOnly = FixProblem(venue: wide, domain: .rssi)
-        for problem in [rssiOnly, positionOnly] {
-            var s = TestRandom(3)
-            for i in 0..<9 {
-                problem.addRSSI(position: wide.beaconPositions[i], heightOffset: 1, p0: -59, rssi: -60 - 25 * s.next(), count: 1 + i % 3)
-            }
-        }
-        rssiOnly.offsetPrior = (mean: 2, sigma: 5)
-        let storage = UnsafeMutablePointer<ProfiledCost.Quad>.allocate(capacity: ProfiledCost.storage(forTerms: 9))
-        defer { storage.deallocate() }
-        var truncatedSeen = false
-        for (name, problem) in [("mixed", mixed), ("nine RSSI", rssiOnly), ("two unknowns", positionOnly)] {
-            for _ in 0..<40 {
-                let p = Point(r.uniform(-5, 45), r.uniform(-5, 30)), delta = problem.estimatesOffset ? r.uniform(-15, 15) : 0
-                let origin = Point(r.uniform(0, 40), r.uniform(0, 30))
-                let cost = ProfiledCost(problem.model, delta: delta, origin: origin, storage: storage)(p)
-                let r0 = problem.residuals(at: p, offset: delta)
-                var expected = r0.reduce(0) { $0 + $1 * $1 }
-                if problem.estimatesOffset {
-                    let g = zip(problem.residuals(at: p, offset: delta + 1), r0).map { $0 - $1 }
-                    let rg = zip(r0, g).reduce(0) { $0 + $1.0 * $1.1 }, gg = g.reduce(0) { $0 + $1 * $1 }
-                    expected -= rg * rg / gg
-                }
-                if problem === mixed {
-                    // The weak term's model mean (beacon 2; the wall at x = 30 between when on the other side).
-                    let b = walled.beaconPositions[2], dz = walled.beaconHeightOffset[2], d = (p.distance(to: b) * p.distance(to: b) + dz * dz).squareRoot()
-                    let mu = -59 + delta - 10 * walled.radio.exponent * log10(d) - ((p.x - 30) * (b.x - 30) < 0 ? 5 : 0)
-                    if mu < walled.radio.sensitivity + TruncatedNormal.untruncatedBeyond * walled.radio.sigma { truncatedSeen = true }
-                }
-                #expect(abs(cost - expected) <= 2e-4 * max(1, abs(expected)), "\(name) at \(p), δ \(delta): \(cost) vs \(expected)")
-            }
-        }
-        #expect(truncatedSeen, "no point put the weak term's heard mean in its truncated range")
     }
 }
