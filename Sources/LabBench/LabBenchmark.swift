@@ -243,37 +243,19 @@ enum BenchEstimators {
         let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
         let name = "fixes/s [\(kind.rawValue), \(cores) cores]"
         guard timing.measures(name) else { return nil }
-        let workers = CoreWorkers(kind, venue: venue, cores: cores)
+        let estimators = PerCore(cores: cores) { kind.make(venue: venue) }
         var round = 0
         return LabBenchmark.figure(timing, name, unit: "fixes/s", target: target, {
             let first = round * cores * 100
-            DispatchQueue.concurrentPerform(iterations: cores) { c in workers.locate(core: c, obs, from: first + c * 100, count: 100) }
+            estimators.run { c, estimator in
+                (0..<100).reduce(0) { fixed, k in fixed + (estimator.locate(obs[(first + c * 100 + k) % obs.count]).fix != nil ? 1 : 0) }
+            }
             round += 1
             return 100 * cores
         }, note: {
             "open-hall, \(heard) beacons heard, one estimator per core"
-                + String(format: ", %.0f%% fixed", 100 * Double(workers.fixed) / Double(max(round * cores * 100, 1)))
+                + String(format: ", %.0f%% fixed", 100 * Double(estimators.counted) / Double(max(round * cores * 100, 1)))
         })
-    }
-
-    /// One estimator per core and its count of fixes: each core touches only its own, hence unchecked.
-    final class CoreWorkers: @unchecked Sendable {
-        let cores: Int
-        private let estimators: [any PositionEstimator]
-        private let counts: UnsafeMutablePointer<Int>
-        init(_ kind: EstimatorKind, venue: Venue, cores: Int) {
-            self.cores = max(cores, 1)
-            estimators = (0..<self.cores).map { _ in kind.make(venue: venue) }
-            counts = .allocate(capacity: self.cores)
-            counts.initialize(repeating: 0, count: self.cores)
-        }
-        deinit { counts.deallocate() }
-        /// Core `c` fixes `count` scans of `obs` from index `from` (wrapping).
-        func locate(core c: Int, _ obs: [Observation], from: Int, count: Int) {
-            for k in 0..<count where estimators[c].locate(obs[(from + k) % obs.count]).fix != nil { counts[c] += 1 }
-        }
-        /// Fixes so far, all cores.
-        var fixed: Int { (0..<cores).reduce(0) { $0 + counts[$1] } }
     }
 
     /// Wall time of the whole tournament on the bundled scenarios, on all cores (nil when `timing` does not measure it).
@@ -323,16 +305,6 @@ enum BenchLocator {
         return (placements, model, walls, (width: s.bounds.maxX, depth: s.bounds.maxY), scans, ranged)
     }
 
-    /// One locator per core: each core touches only its own, hence unchecked.
-    final class LocatorsPerCore: @unchecked Sendable {
-        private let locators: [IndoorLocator]
-        init(cores: Int, _ make: () throws -> IndoorLocator) rethrows { locators = try (0..<max(cores, 1)).map { _ in try make() } }
-        /// Core `c`'s locator fixes `count` scans of `scans` from index `from` (wrapping).
-        func locate(core c: Int, _ scans: [[RSSISample]], from: Int, count: Int) {
-            for k in 0..<count { _ = locators[c].locate(scans[(from + k) % scans.count]) }
-        }
-    }
-
     static func figures(_ timing: LabBenchmark.Timing) throws -> [BenchFigure] {
         let s = try BundledScenarios.load("open-hall")
         let (placements, model, _, area, scans, ranged) = try library(s, everyBeacon: true)
@@ -352,11 +324,14 @@ enum BenchLocator {
         let parallelName = "IndoorLocator fixes/s [\(cores) cores]"
         var parallel: BenchFigure? = nil
         if timing.measures(parallelName) {
-            let phones = try LocatorsPerCore(cores: cores) { try IndoorLocator(beacons: placements, pathLoss: model, area: area) }
+            let phones = try PerCore(cores: cores) { try IndoorLocator(beacons: placements, pathLoss: model, area: area) }
             var round = 0
             parallel = LabBenchmark.figure(timing, parallelName, unit: "fixes/s", {
                 let first = round * cores * 100
-                DispatchQueue.concurrentPerform(iterations: cores) { c in phones.locate(core: c, ranged, from: first + c * 100, count: 100) }
+                phones.run { c, locator in
+                    for k in 0..<100 { _ = locator.locate(ranged[(first + c * 100 + k) % ranged.count]) }
+                    return 100
+                }
                 round += 1
                 return 100 * cores
             }, note: { "public API, 8 beacons heard, one averaged sample each, a locator (a phone) per core" })
@@ -420,4 +395,30 @@ enum BenchLocator {
         let printed = [stream, fixes, parallel, walledFigure, reference, raw, memory]
         return printed.compactMap { $0 }
     }
+}
+
+/// One worker per core — an estimator, a locator: each keeps its own workspaces — and what each core counted. Each core
+/// touches only its own worker and count, hence unchecked.
+final class PerCore<Worker>: @unchecked Sendable {
+    let cores: Int
+    private let workers: [Worker]
+    private let counts: UnsafeMutablePointer<Int>
+
+    /// `cores` workers (at least one), each made by `make`.
+    init(cores: Int, _ make: () throws -> Worker) rethrows {
+        self.cores = max(cores, 1)
+        workers = try (0..<self.cores).map { _ in try make() }
+        counts = .allocate(capacity: self.cores)
+        counts.initialize(repeating: 0, count: self.cores)
+    }
+    deinit { counts.deallocate() }
+
+    /// Every core at once (`DispatchQueue.concurrentPerform`): core c runs `body` with its worker, and what it returns
+    /// joins core c's count.
+    func run(_ body: @Sendable (_ core: Int, _ worker: Worker) -> Int) {
+        DispatchQueue.concurrentPerform(iterations: cores) { c in counts[c] += body(c, workers[c]) }
+    }
+
+    /// The counts so far, all cores.
+    var counted: Int { (0..<cores).reduce(0) { $0 + counts[$1] } }
 }
