@@ -100,6 +100,7 @@ package final class FixProblem {
         var lx: UnsafeMutablePointer<Double>
         var f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>
         var capacity: Int
+        var lastNormal: (position: Point, offset: Double, normal: NormalEquations)?
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -249,9 +250,13 @@ package final class FixProblem {
         package var cost: Double
         /// (JᵀJ)⁻¹ over (x, y, δ), when δ is estimated and it is available.
         package var full: Symmetric3? = nil
-        /// The normal equations at the answer (in the solvers' unknowns, ``FixModel/offsetShift``): JᵀJ, the gradient and,
-        /// from the library's solver in a smooth problem, the curvature that completes the Hessian.
-        package var normal: NormalEquations? = nil
+    }
+
+    /// The last solve's answer (position and δ) and the normal equations there (in the solvers' unknowns,
+    /// ``FixModel/offsetShift``): JᵀJ, the gradient and, from the library's solver in a smooth problem, the curvature that
+    /// completes the Hessian. Kept here rather than in every ``Solution``, which the fits copy many times a fix.
+    package private(set) var lastNormal: (position: Point, offset: Double, normal: NormalEquations)? {
+        get { state.pointee.lastNormal } set { state.pointee.lastNormal = newValue }
     }
 
     /// Solves from `start` (and δ from `offset`); a failure when the solver reports one or the result is not finite.
@@ -278,8 +283,8 @@ package final class FixProblem {
         let normal = found.normal ?? NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
         let cost = normal.ff
         let (covariance, offsetVariance, full) = covarianceAtSolution(normal)
-        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full,
-                                 normal: normal))
+        lastNormal = (p, delta, normal)
+        return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
     }
 
     /// (JᵀJ)⁻¹ at the answer (`e`'s JᵀJ): the position block and, with δ, its variance and the whole 3×3. Nil when JᵀJ

@@ -208,7 +208,9 @@ package final class OffsetFreeFit {
     /// stops on its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
     private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double)) -> (position: Point, offset: Double) {
         let fallback = (s.position, prior.mean)
-        guard let normal = s.normal, normal.exactCurvature,
+        // The scan fit's normal equations, when it was the problem's last solve (one start, no reflection: a smooth venue).
+        guard let last = problem.lastNormal, last.position == s.position, last.offset == s.offset, case let normal = last.normal,
+              normal.exactCurvature,
               let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: s.offset), three: true)
         else { return fallback }
         let moved = (position: Point(s.position.x + v.0, s.position.y + v.1), offset: s.offset + v.2)

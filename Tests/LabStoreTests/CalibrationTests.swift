@@ -230,7 +230,7 @@ import LabEvaluation
     /// way: readings through several walls are otherwise heard only when the noise lifts them, and the fit, which
     /// does not model censoring, would find every loss too small (by 1–1.7 dB here at −100 dBm).
     @Test func wallLossesPerMaterialAreFittedWithTheLaw() throws {
-        let (s, r, unknown) = try esocOfficeWithItsWallsLossesUnknown()
+        let (s, _, unknown) = try esocOfficeWithItsWallsLossesUnknown()
         let c = try Calibration(unknown, perBeacon: false)
         let fitted = Dictionary(uniqueKeysWithValues: c.materials.map { ($0.material, $0) })
         for (m, truth) in s.materials where s.walls.contains(where: { $0.material == m }) {
