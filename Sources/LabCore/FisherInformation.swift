@@ -140,7 +140,7 @@ public struct Covariance2: Sendable, Hashable, Codable {
     }
 
     /// eᵀ C⁻¹ e, the squared Mahalanobis distance of the offset `e`; nil when C is not positive definite.
-    public func mahalanobisSquared(_ e: Point) -> Double? {
+    @inlinable public func mahalanobisSquared(_ e: Point) -> Double? {
         let det = xx * yy - xy * xy
         guard det > 0, xx > 0, det.isFinite else { return nil }
         return (yy * e.x * e.x - 2 * xy * e.x * e.y + xx * e.y * e.y) / det

@@ -142,7 +142,9 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                 var rho = -1.0
                 if solved {
                     let t0 = x0 + v0, t1 = x1 + v1, t2 = three ? x2 + v2 : 0
-                    let et = problem.normalEquations(unknowns: t0, t1, t2, scratchF: ft, scratchJ: Jt, curvature: smooth)
+                    // The curvature only where Newton's steps would take over from this step (it is near).
+                    let near = smooth && LevenbergMarquardt.isNear((v0, v1, v2), t0, t1, t2, three: three)
+                    let et = problem.normalEquations(unknowns: t0, t1, t2, scratchF: ft, scratchJ: Jt, curvature: near)
                     let normTrial = et.ff.squareRoot()
                     if normTrial < normf {
                         let u = normTrial / normf
@@ -164,7 +166,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         nu = 2
                         progressed = true
                         // Close to the answer, Newton's steps finish it (quadratically, to the same minimum: the gradient is exact).
-                        if smooth, LevenbergMarquardt.isNear((v0, v1, v2), x0, x1, x2, three: three) { newton = true }
+                        if near { newton = true }
                         nextNewton = newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
                         if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
                             x0 += n.0; x1 += n.1; x2 += n.2
