@@ -663,7 +663,7 @@ package struct FixModel {
                 let term = rssiTerm(i, mean: bp0[i] + delta - k * log(d2) - wallLoss)
                 bslope[i] = term.slope
                 out[i] = term.r
-            case .range: out[i] = (d2.squareRoot() - brange[i]) * bweight[i]
+            case .range: out[i] = rangeDomainResidual(i, d2: d2)
             }
         }
         if domain == .rssi { slopePoint[0] = x; slopePoint[1] = y; slopePoint[2] = delta; slopePoint[3] = 1 }
@@ -703,6 +703,10 @@ package struct FixModel {
     @inline(__always) func tabulatedHeardMean(_ mu: Double) -> Double {
         truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
     }
+
+    /// The range domain's term i's residual at squared distance `d2` from its beacon: the distance minus the one its RSSI
+    /// says, over that distance's σ.
+    @inline(__always) func rangeDomainResidual(_ i: Int, d2: Double) -> Double { (d2.squareRoot() - brange[i]) * bweight[i] }
 
     /// Measured-range term m's residual at (x, y): the 3-D distance minus the ranged one, over its σ.
     @inline(__always) func measuredRangeResidual(_ m: Int, x: Double, y: Double) -> Double {

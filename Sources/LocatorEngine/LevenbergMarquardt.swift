@@ -49,8 +49,8 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     /// Scaled-gradient tolerance.
     package static let gradientTolerance = 1e-9
 
-    /// Newton's steps take over once an accepted Gauss–Newton step is this small against the unknowns (max(|x_j|, 1)):
-    /// 2 m at 20 m (``FixModel/isSmooth`` problems, with ``finishesWithNewton`` only).
+    /// Newton's steps take over once an accepted Gauss–Newton step — or, at the start, the Newton step itself — is this small
+    /// against the unknowns (max(|x_j|, 1)): 2 m at 20 m (``FixModel/isSmooth`` problems, with ``finishesWithNewton`` only).
     package static let newtonFrom = 0.1
 
     /// Room for a trial point's rows that are not summed in registers (ranges, censored terms, bearings, priors): grown once.
@@ -105,7 +105,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
             let normf = e.ff.squareRoot()
             var v0 = 0.0, v1 = 0.0, v2 = 0.0
             var refusals = 0
-            var progressed = false, done = false
+            var progressed = false
             if newton {
                 // A Newton step, (JᵀJ + Σ rᵢ∇²rᵢ)·v = −g, kept when it does not raise the cost; else Gauss–Newton again.
                 if let s = nextNewton ?? LevenbergMarquardt.newtonStep(e, three: three) {
@@ -117,15 +117,10 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         e = et
                         d0 = max(d0, e.n0); d1 = max(d1, e.n1); if three { d2 = max(d2, e.n2) }
                         progressed = true
-                        nextNewton = LevenbergMarquardt.newtonStep(e, three: three)
-                        if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
-                            x0 += n.0; x1 += n.1; x2 += n.2
-                            break
-                        }
                     }
                 }
                 // Refused (or not positive definite): Gauss–Newton's steps again, from here.
-                if !progressed { newton = false; nextNewton = nil }
+                if !progressed { newton = false }
             }
             while !progressed {
                 // (JᵀJ + μD²)·v = −g by Cholesky.
@@ -167,11 +162,6 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         progressed = true
                         // Close to the answer, Newton's steps finish it (quadratically, to the same minimum: the gradient is exact).
                         if near { newton = true }
-                        nextNewton = newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
-                        if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
-                            x0 += n.0; x1 += n.1; x2 += n.2
-                            done = true
-                        }
                         break
                     }
                 }
@@ -180,7 +170,13 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                 refusals += 1
                 if refusals > 15 { break }
             }
-            if done { break }
+            // In Newton's phase, the Newton step from the accepted point, solved now: the next iteration's step, or, within the
+            // step tolerance, the last one, taken without evaluating there.
+            nextNewton = progressed && newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
+            if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
+                x0 += n.0; x1 += n.1; x2 += n.2
+                break
+            }
             // No step lowered the cost from the start: the start is the answer.
             if !progressed && iteration == 0 { break }
             // Converged when the last step is tiny against the coordinates…

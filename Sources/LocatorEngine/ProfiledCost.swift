@@ -131,7 +131,7 @@ extension FixModel {
             for i in 0..<rssiCount {
                 let dx = x - bx[i], dy = y - by[i]
                 let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
-                let r = (d2.squareRoot() - brange[i]) * bweight[i]
+                let r = rangeDomainResidual(i, d2: d2)
                 add(r, r)
             }
         }
