@@ -52,7 +52,7 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
     deinit { x0.forEach { gsl_vector_free($0) }; model.deallocate() }
 
     func minimise(_ problem: FixModel, f out: UnsafeMutablePointer<Double>, J outJ: UnsafeMutablePointer<Double>,
-                  from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
+                  from start: (Double, Double, Double), startStep: Double?, maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
         let n = problem.residualCount, p = problem.unknowns
         let key = n * 4 + p
         let ws: Workspace

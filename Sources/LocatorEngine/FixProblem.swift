@@ -100,7 +100,7 @@ package final class FixProblem {
         var lx: UnsafeMutablePointer<Double>
         var f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>
         var capacity: Int
-        var lastNormal: (position: Point, offset: Double, normal: NormalEquations)?
+        var lastNormal: LastNormal?
     }
     private let state: UnsafeMutablePointer<State>
 
@@ -252,15 +252,21 @@ package final class FixProblem {
         package var full: Symmetric3? = nil
     }
 
-    /// The last solve's answer (position and δ) and the normal equations there (in the solvers' unknowns,
-    /// ``FixModel/offsetShift``): JᵀJ, the gradient and, from the library's solver in a smooth problem, the curvature that
-    /// completes the Hessian. Kept here rather than in every ``Solution``, which the fits copy many times a fix.
-    package private(set) var lastNormal: (position: Point, offset: Double, normal: NormalEquations)? {
-        get { state.pointee.lastNormal } set { state.pointee.lastNormal = newValue }
+    /// The last solve's answer (position and δ) and its normal equations (in the solvers' unknowns, ``FixModel/offsetShift``):
+    /// JᵀJ, the gradient and, from the library's solver in a smooth problem, the curvature that completes the Hessian, at
+    /// `evaluatedAt` — the answer, or the point one last Newton step before it (``LeastSquaresAnswer/normalAt``). Kept
+    /// here rather than in every ``Solution``, which the fits copy many times a fix.
+    package struct LastNormal {
+        package var position: Point, offset: Double
+        package var normal: NormalEquations
+        package var evaluatedAt: Point, evaluatedOffset: Double
     }
+    package private(set) var lastNormal: LastNormal? { get { state.pointee.lastNormal } set { state.pointee.lastNormal = newValue } }
 
     /// Solves from `start` (and δ from `offset`); a failure when the solver reports one or the result is not finite.
-    package func solve(from start: Point, offset: Double = 0, maxIterations: Int = 100) -> Result<Solution, NoFixReason> {
+    /// `startStep`: the relative size of the exact Newton step of this cost that led to `start`, when one did
+    /// (``LeastSquaresSolver``).
+    package func solve(from start: Point, offset: Double = 0, startStep: Double? = nil, maxIterations: Int = 100) -> Result<Solution, NoFixReason> {
         let n = residualCount
         guard n >= unknowns else { return .failure(.tooFewBeacons(heard: n, needed: unknowns)) }
         if n > capacity {
@@ -271,7 +277,8 @@ package final class FixProblem {
         }
         let found: LeastSquaresAnswer
         let m = model
-        switch solver.minimise(m, f: f, J: J, from: m.unknowns(x: start.x, y: start.y, delta: offset), maxIterations: maxIterations) {
+        switch solver.minimise(m, f: f, J: J, from: m.unknowns(x: start.x, y: start.y, delta: offset), startStep: startStep,
+                               maxIterations: maxIterations) {
         case .failure(let reason): return .failure(reason)
         case .success(let answer): found = answer
         }
@@ -283,7 +290,8 @@ package final class FixProblem {
         let normal = found.normal ?? NormalEquations(f: f, J: J, rows: 0..<n, three: unknowns == 3)
         let cost = normal.ff
         let (covariance, offsetVariance, full) = covarianceAtSolution(normal)
-        lastNormal = (p, delta, normal)
+        let at = m.solution(found.normalAt)
+        lastNormal = LastNormal(position: p, offset: delta, normal: normal, evaluatedAt: Point(at.x, at.y), evaluatedOffset: at.delta)
         return .success(Solution(position: p, covariance: covariance, offset: delta, offsetVariance: offsetVariance, cost: cost, full: full))
     }
 

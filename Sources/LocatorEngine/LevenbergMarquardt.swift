@@ -1,12 +1,17 @@
 /// Minimises a ``FixModel``'s sum of squared residuals.
 ///
 /// Contract: on success the answer is (x, y, δ + ``FixModel/offsetShift``) (the third ignored when the model has two
-/// unknowns) with, when the solver summed them, the normal equations there; without them `f` and `J` (room for the
+/// unknowns) with, when the solver summed them, the normal equations there (or one last Newton step before it,
+/// ``LeastSquaresAnswer/normalAt``); without them `f` and `J` (room for the
 /// model's residuals, and its Jacobian row-major) hold the residuals and the Jacobian at that answer. Reaching the
 /// iteration limit is not a failure: the best point so far is the answer.
+///
+/// `startStep`, when given, is the relative size (``LevenbergMarquardt/relativeSize(_:_:_:of:_:_:three:)``) of the exact
+/// Newton step of this same cost that led to `start` (the informed fit's start, ``OffsetFreeFit``): a solver that finishes
+/// with Newton's steps may judge from it how near the start is; others ignore it.
 package protocol LeastSquaresSolver: AnyObject {
     func minimise(_ model: FixModel, f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>,
-                  from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason>
+                  from start: (Double, Double, Double), startStep: Double?, maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason>
 }
 
 /// A ``LeastSquaresSolver``'s answer: the unknowns, and the normal equations at them when the solver has them (then it
@@ -14,7 +19,13 @@ package protocol LeastSquaresSolver: AnyObject {
 package struct LeastSquaresAnswer {
     package var unknowns: (Double, Double, Double)
     package var normal: NormalEquations?
-    package init(_ unknowns: (Double, Double, Double), normal: NormalEquations? = nil) { self.unknowns = unknowns; self.normal = normal }
+    /// Where `normal` was evaluated: the answer itself, or the point before it when the solver took its last Newton step
+    /// without evaluating (``LevenbergMarquardt/isLastNewtonStep(_:at:_:_:_:three:after:)``); then `normal`'s cost is the
+    /// one predicted at the answer (``LevenbergMarquardt/takeLastStep(_:at:_:_:_:)``).
+    package var normalAt: (Double, Double, Double)
+    package init(_ unknowns: (Double, Double, Double), normal: NormalEquations? = nil, at: (Double, Double, Double)? = nil) {
+        self.unknowns = unknowns; self.normal = normal; normalAt = at ?? unknowns
+    }
 }
 
 /// Levenberg–Marquardt in pure Swift for two or three unknowns, on the normal equations in closed form.
@@ -35,7 +46,8 @@ package struct LeastSquaresAnswer {
 /// matrix is positive definite and the cost does not rise (else Gauss–Newton's again). The gradient is exact, so they
 /// reach the same minimum, nearer than the step test leaves Gauss–Newton; with the exact Hessian
 /// (``NormalEquations/exactCurvature``) the solve ends when the Newton step from where it stands is within the step
-/// tolerance: that last step is taken without evaluating there (the minimum is within about its square). Where a wall
+/// tolerance, or when the last two steps show the minimum within a tenth of it beyond that step (quadratic convergence:
+/// ``isLastNewtonStep(_:at:_:_:_:three:after:)``): that last step is taken without evaluating there. Where a wall
 /// steps the cost the two paths could settle in different minima, so there the solver stays on GSL's.
 ///
 /// Each trial point's normal equations are summed as its terms are evaluated, two RSSI terms at a time
@@ -71,7 +83,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     deinit { trialF.deallocate(); trialJ.deallocate() }
 
     package func minimise(_ problem: FixModel, f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>,
-                          from start: (Double, Double, Double), maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
+                          from start: (Double, Double, Double), startStep: Double? = nil, maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
         let n = problem.residualCount, p = problem.unknowns
         if n > capacity {
             trialF.deallocate(); trialJ.deallocate()
@@ -100,8 +112,18 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
         var nextNewton = smooth ? LevenbergMarquardt.newtonStep(e, three: three) : nil
         if let n = nextNewton, !LevenbergMarquardt.isNear(n, x0, x1, x2, three: three) { nextNewton = nil }
         var newton = nextNewton != nil
+        // The relative size of the last exact Newton step taken (or of the one that led to the start): with the next one, how
+        // fast Newton's steps converge here.
+        var lastNewton = startStep
+        // Where `e` was evaluated, when the answer is one last Newton step beyond it (taken without evaluating there).
+        var normalAt: (Double, Double, Double)?
+        // A start that near: its Newton step is the last.
+        if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three, after: lastNewton) {
+            normalAt = (x0, x1, x2)
+            LevenbergMarquardt.takeLastStep(n, at: &e, &x0, &x1, &x2)
+        }
 
-        for iteration in 0..<max(maxIterations, 1) {
+        for iteration in 0..<(normalAt == nil ? max(maxIterations, 1) : 0) {
             let normf = e.ff.squareRoot()
             var v0 = 0.0, v1 = 0.0, v2 = 0.0
             var refusals = 0
@@ -113,6 +135,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                     let t0 = x0 + v0, t1 = x1 + v1, t2 = three ? x2 + v2 : 0
                     let et = problem.normalEquations(unknowns: t0, t1, t2, scratchF: ft, scratchJ: Jt, curvature: true)
                     if et.ff <= e.ff {
+                        lastNewton = e.exactCurvature ? LevenbergMarquardt.relativeSize(v0, v1, v2, of: t0, t1, t2, three: three) : nil
                         x0 = t0; x1 = t1; x2 = t2
                         e = et
                         d0 = max(d0, e.n0); d1 = max(d1, e.n1); if three { d2 = max(d2, e.n2) }
@@ -153,6 +176,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                         if predicted > 0 { rho = actual / predicted }
                     }
                     if rho > 0 {
+                        lastNewton = nil
                         x0 = t0; x1 = t1; x2 = t2
                         e = et
                         d0 = max(d0, e.n0); d1 = max(d1, e.n1); if three { d2 = max(d2, e.n2) }
@@ -173,8 +197,9 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
             // In Newton's phase, the Newton step from the accepted point, solved now: the next iteration's step, or, within the
             // step tolerance, the last one, taken without evaluating there.
             nextNewton = progressed && newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
-            if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three) {
-                x0 += n.0; x1 += n.1; x2 += n.2
+            if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three, after: lastNewton) {
+                normalAt = (x0, x1, x2)
+                LevenbergMarquardt.takeLastStep(n, at: &e, &x0, &x1, &x2)
                 break
             }
             // No step lowered the cost from the start: the start is the answer.
@@ -187,7 +212,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
             if gnorm <= gtol * max(0.5 * e.ff, 1) { break }
         }
         guard x0.isFinite, x1.isFinite, x2.isFinite else { return .failure(.solverFailed("the solution is not finite")) }
-        return .success(LeastSquaresAnswer((x0, x1, x2), normal: e))
+        return .success(LeastSquaresAnswer((x0, x1, x2), normal: e, at: normalAt))
     }
 
     /// The Newton step −(JᵀJ + Σ rᵢ∇²rᵢ)⁻¹·g at `e`'s point (Gauss–Newton's when `e` has no curvature); nil when that
@@ -203,13 +228,32 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
         relativeSize(v.0, v.1, v.2, of: x0, x1, x2, three: three) < newtonFrom
     }
 
-    /// True when `n`, the Newton step from (x0, x1, x2) with `e`'s exact Hessian, is within the step tolerance of the unknowns
-    /// (``stepTolerance``·max(|x_j|, 1)): the minimum is then within that step, and after it (taken without evaluating
-    /// there) within about its square. The answer's normal equations stay those at (x0, x1, x2): the cost and the
-    /// covariance change by a part in 10⁵ or less over that step.
+    /// True when `n`, the Newton step from (x0, x1, x2) with `e`'s exact Hessian, is the last a solve needs: taken without
+    /// evaluating where it ends, it leaves the answer within a tenth of the step tolerance of the minimum.
+    /// - Its relative size r (``relativeSize(_:_:_:of:_:_:three:)``) is within the step tolerance (``stepTolerance``·max(|x_j|, 1)):
+    ///   the minimum is then within that step, and after it within about its square.
+    /// - Or Newton's steps are converging quadratically: the exact Newton step before it, of relative size `previous` = p,
+    ///   left the minimum about r away, r ≈ K·p², so after this one it is about K·r² = r³/p² away; taken when r is under a
+    ///   tenth of p and r³/p² under a tenth of the tolerance.
+    ///
+    /// The answer's normal equations stay those at (x0, x1, x2) but for the cost (``takeLastStep(_:at:_:_:_:)``): the
+    /// covariance changes over that step by about its length against the distance to the beacons.
     @inline(__always) static func isLastNewtonStep(_ n: (Double, Double, Double), at e: NormalEquations, _ x0: Double, _ x1: Double, _ x2: Double,
-                                                   three: Bool) -> Bool {
-        e.exactCurvature && relativeSize(n.0, n.1, n.2, of: x0, x1, x2, three: three) < stepTolerance
+                                                   three: Bool, after previous: Double?) -> Bool {
+        guard e.exactCurvature else { return false }
+        let r = relativeSize(n.0, n.1, n.2, of: x0, x1, x2, three: three)
+        if r < stepTolerance { return true }
+        guard let p = previous, r < 0.1 * p else { return false }
+        return r * r * r < 0.1 * stepTolerance * p * p
+    }
+
+    /// Takes the last Newton step `n` from (x0, x1, x2) without evaluating where it ends: the normal equations stay `e`'s
+    /// but for the cost, ‖f‖², which becomes its value predicted there, ‖f‖² + gᵀn (the quadratic model's, with Hn = −g):
+    /// the stated region measures costs from the fix's, and the cost where the step began is higher by −gᵀn.
+    @inline(__always) static func takeLastStep(_ n: (Double, Double, Double), at e: inout NormalEquations,
+                                              _ x0: inout Double, _ x1: inout Double, _ x2: inout Double) {
+        e.ff = max(e.ff + e.g0 * n.0 + e.g1 * n.1 + e.g2 * n.2, 0)
+        x0 += n.0; x1 += n.1; x2 += n.2
     }
 
     /// max_j |v_j| / max(|x_j|, 1): a step's size against the unknowns.

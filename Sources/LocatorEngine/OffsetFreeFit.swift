@@ -183,7 +183,7 @@ package final class OffsetFreeFit {
             let start = informedStart(from: best, prior: prior)
             state.pointee.starts.removeAll(keepingCapacity: true)
             state.pointee.starts.append(start.position)
-            if let informed = bestFit(starts: state.pointee.starts, offset: start.offset, beacons: obs) { best = informed }
+            if let informed = bestFit(starts: state.pointee.starts, offset: start.offset, startStep: start.step, beacons: obs) { best = informed }
         } else if options.learns, fallback == nil, let v = best.offsetVariance, v > 0 {
             learn(from: best.offset, variance: v)
         }
@@ -200,21 +200,23 @@ package final class OffsetFreeFit {
     }
 
     /// Where the informed fit starts. When the scan fit `s` came with the exact Hessian (``NormalEquations/exactCurvature``:
-    /// the library's solver, in a venue without walls), it is moved by one Newton step of its cost with the offset `prior`
-    /// added: the scan fit's gradient is nearly zero, so the step is the prior's pull, δ toward the learned mean and the
-    /// position along with it, and it lands within about its square of the informed minimum, where the solver finishes in
-    /// Newton's steps. Otherwise — and when that matrix is not positive definite — the scan fit's position with the prior's
-    /// mean: a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and GSL, which
-    /// stops on its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
-    private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double)) -> (position: Point, offset: Double) {
-        let fallback = (s.position, prior.mean)
+    /// the library's solver, in a venue without walls), one Newton step of its cost with the offset `prior` added, from where
+    /// those equations were evaluated (the scan fit, or one last Newton step before it): the scan's gradient there is nearly
+    /// zero, so the step is the prior's pull, δ toward the learned mean and the position along with it, and it lands within
+    /// about its square of the informed minimum, where the solver finishes in Newton's steps (`step`, the step's relative
+    /// size, tells it how near). Otherwise — and when that matrix is not positive definite — the scan fit's position with
+    /// the prior's mean: a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and
+    /// GSL, which stops on its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
+    private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double)) -> (position: Point, offset: Double, step: Double?) {
+        let fallback = (s.position, prior.mean, nil as Double?)
         // The scan fit's normal equations, when it was the problem's last solve (one start, no reflection: a smooth venue).
         guard let last = problem.lastNormal, last.position == s.position, last.offset == s.offset, case let normal = last.normal,
               normal.exactCurvature,
-              let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: s.offset), three: true)
+              let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: last.evaluatedOffset), three: true)
         else { return fallback }
-        let moved = (position: Point(s.position.x + v.0, s.position.y + v.1), offset: s.offset + v.2)
-        return moved.position.isFinite && moved.offset.isFinite ? moved : fallback
+        let position = Point(last.evaluatedAt.x + v.0, last.evaluatedAt.y + v.1), offset = last.evaluatedOffset + v.2
+        guard position.isFinite, offset.isFinite else { return fallback }
+        return (position, offset, LevenbergMarquardt.relativeSize(v.0, v.1, v.2, of: position.x, position.y, offset + FixModel.offsetShift, three: true))
     }
 
     /// The last scan's ridge: for each of `offsets` (increasing, around the fix's δ), where its terms put the phone with
@@ -344,7 +346,8 @@ package final class OffsetFreeFit {
         }
     }
 
-    /// The best fit over `starts` (δ from `offset`, or the closed form at each start), robust when asked; the
+    /// The best fit over `starts` (δ from `offset`, or the closed form at each start; `startStep` the relative size of the
+    /// Newton step that led to the first, ``FixProblem/solve(from:offset:startStep:maxIterations:)``), robust when asked; the
     /// losing starts' minima go to ``rivals`` when `collectingRivals`. Without walls only the first start is
     /// tried (the others are for wall-crossing ambiguity) unless `everyStart`.
     ///
@@ -356,18 +359,19 @@ package final class OffsetFreeFit {
     /// need a start beyond the reflection, and the starts tried for them (across the venue's middle, across the
     /// beacons' line) are far from the fit in a large venue, where GSL's path and the pure-Swift solver's part
     /// (killian-court: fixes 0.1–43 m apart), so they are not made.
-    private func bestFit(starts: [Point], offset: Double?, beacons obs: [BeaconObservation], collectingRivals: Bool = false,
-                         everyStart: Bool = false) -> FixProblem.Solution? {
+    private func bestFit(starts: [Point], offset: Double?, startStep: Double? = nil, beacons obs: [BeaconObservation],
+                         collectingRivals: Bool = false, everyStart: Bool = false) -> FixProblem.Solution? {
         var best: FixProblem.Solution?
-        func tryStart(_ s: Point) {
+        func tryStart(_ s: Point, step: Double? = nil) {
             let start = venue.bounds.clamp(s)
-            guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs)) else { return }
+            guard case .success(var sol) = problem.solve(from: start, offset: offset ?? ClosedForm.offset(at: start, venue: venue, beacons: obs),
+                                                         startStep: start == s ? step : nil) else { return }
             if options.robust { sol = reweighted(sol) }
             if collectingRivals, let b = best { state.pointee.rivals.append(sol.cost < b.cost ? (b.position, b.cost) : (sol.position, sol.cost)) }
             if best == nil || sol.cost < best!.cost { best = sol }
         }
-        for s in starts {
-            tryStart(s)
+        for (k, s) in starts.enumerated() {
+            tryStart(s, step: k == 0 ? startStep : nil)
             if !everyStart && (!options.walls || venue.walls.isEmpty) { break }
         }
         if let outside = best?.position, !venue.bounds.contains(outside) { tryStart(venue.bounds.reflect(outside)) }
