@@ -14,10 +14,11 @@ package protocol LeastSquaresSolver: AnyObject {
                   from start: (Double, Double, Double), startStep: Double?, maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason>
 }
 
-/// A ``LeastSquaresSolver``'s answer: the unknowns, and the normal equations at them when the solver has them (then it
-/// need not write the residuals and the Jacobian out).
+/// A ``LeastSquaresSolver``'s answer: the unknowns, and the normal equations the solver summed last when it has them
+/// (then it need not write the residuals and the Jacobian out).
 package struct LeastSquaresAnswer {
     package var unknowns: (Double, Double, Double)
+    /// The normal equations the solver summed last, when it sums them: at the answer, or at ``normalAt``.
     package var normal: NormalEquations?
     /// Where `normal` was evaluated: the answer itself, or the point before it when the solver took its last Newton step
     /// without evaluating (``LevenbergMarquardt/isLastNewtonStep(_:at:_:_:_:three:after:)``); then `normal`'s cost is the
@@ -46,8 +47,9 @@ package struct LeastSquaresAnswer {
 /// matrix is positive definite and the cost does not rise (else Gauss–Newton's again). The gradient is exact, so they
 /// reach the same minimum, nearer than the step test leaves Gauss–Newton; with the exact Hessian
 /// (``NormalEquations/exactCurvature``) the solve ends when the Newton step from where it stands is within the step
-/// tolerance, or when the last two steps show the minimum within a tenth of it beyond that step (quadratic convergence:
-/// ``isLastNewtonStep(_:at:_:_:_:three:after:)``): that last step is taken without evaluating there. Where a wall
+/// tolerance, or when that step and the exact Newton step before it show quadratic convergence, so that the minimum lies
+/// within the step tolerance of where it lands (``isLastNewtonStep(_:at:_:_:_:three:after:)``): that last step is taken
+/// without evaluating there. Where a wall
 /// steps the cost the two paths could settle in different minima, so there the solver stays on GSL's.
 ///
 /// Each trial point's normal equations are summed as its terms are evaluated, two RSSI terms at a time
@@ -217,7 +219,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
 
     /// The Newton step −(JᵀJ + Σ rᵢ∇²rᵢ)⁻¹·g at `e`'s point (Gauss–Newton's when `e` has no curvature); nil when that
     /// matrix is not positive definite.
-    @inline(__always) static func newtonStep(_ e: NormalEquations, three: Bool) -> (Double, Double, Double)? {
+    @inline(__always) package static func newtonStep(_ e: NormalEquations, three: Bool) -> (Double, Double, Double)? {
         let h00 = e.a00 + e.sxx, h01 = e.a01 + e.sxy, h11 = e.a11 + e.syy
         return three ? choleskySolve3(h00, h01, e.a02, h11, e.a12, e.a22, -e.g0, -e.g1, -e.g2)
                      : choleskySolve2(h00, h01, h11, -e.g0, -e.g1).map { ($0.0, $0.1, 0.0) }
@@ -229,21 +231,24 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     }
 
     /// True when `n`, the Newton step from (x0, x1, x2) with `e`'s exact Hessian, is the last a solve needs: taken without
-    /// evaluating where it ends, it leaves the answer within a tenth of the step tolerance of the minimum.
+    /// evaluating where it ends, it leaves the answer within the step tolerance of the minimum (the second test below aims
+    /// at a tenth of it; `newtonsFinishEndsAtTheMinimum` found at most 7.1·10⁻⁶ of the unknowns left, where GSL's step test,
+    /// under Gauss–Newton's linear convergence, can stop farther than the tolerance).
     /// - Its relative size r (``relativeSize(_:_:_:of:_:_:three:)``) is within the step tolerance (``stepTolerance``·max(|x_j|, 1)):
     ///   the minimum is then within that step, and after it within about its square.
     /// - Or Newton's steps are converging quadratically: the exact Newton step before it, of relative size `previous` = p,
     ///   left the minimum about r away, r ≈ K·p², so after this one it is about K·r² = r³/p² away; taken when r is under a
-    ///   tenth of p and r³/p² under a tenth of the tolerance.
+    ///   tenth of p and r³/p² under a tenth of the tolerance. Only from a p within ``newtonFrom`` (K is measured where the
+    ///   cost is nearly quadratic) and for an r under 10⁻³ (2 cm at 20 m).
     ///
     /// The answer's normal equations stay those at (x0, x1, x2) but for the cost (``takeLastStep(_:at:_:_:_:)``): the
-    /// covariance changes over that step by about its length against the distance to the beacons.
+    /// covariance changes over that step by about its length against the distance to the beacons, hence the bound on r.
     @inline(__always) static func isLastNewtonStep(_ n: (Double, Double, Double), at e: NormalEquations, _ x0: Double, _ x1: Double, _ x2: Double,
                                                    three: Bool, after previous: Double?) -> Bool {
         guard e.exactCurvature else { return false }
         let r = relativeSize(n.0, n.1, n.2, of: x0, x1, x2, three: three)
         if r < stepTolerance { return true }
-        guard let p = previous, r < 0.1 * p else { return false }
+        guard let p = previous, p < newtonFrom, r < 0.1 * p, r < 1e-3 else { return false }
         return r * r * r < 0.1 * stepTolerance * p * p
     }
 
@@ -257,7 +262,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     }
 
     /// max_j |v_j| / max(|x_j|, 1): a step's size against the unknowns.
-    @inline(__always) static func relativeSize(_ v0: Double, _ v1: Double, _ v2: Double, of x0: Double, _ x1: Double, _ x2: Double,
+    @inline(__always) package static func relativeSize(_ v0: Double, _ v1: Double, _ v2: Double, of x0: Double, _ x1: Double, _ x2: Double,
                                                three: Bool) -> Double {
         max(abs(v0) / max(abs(x0), 1), abs(v1) / max(abs(x1), 1), three ? abs(v2) / max(abs(x2), 1) : 0)
     }

@@ -180,7 +180,7 @@ package final class OffsetFreeFit {
             // Newton step of the prior's pull (``informedStart(from:prior:)``).
             let prior = (mean: before.mean, sigma: (before.variance + drift).squareRoot())
             problem.offsetPrior = prior
-            let start = informedStart(from: best, prior: prior)
+            let start = informedStart(from: best, prior: prior, scanPrior: fallback)
             state.pointee.starts.removeAll(keepingCapacity: true)
             state.pointee.starts.append(start.position)
             if let informed = bestFit(starts: state.pointee.starts, offset: start.offset, startStep: start.step, beacons: obs) { best = informed }
@@ -200,17 +200,19 @@ package final class OffsetFreeFit {
     }
 
     /// Where the informed fit starts. When the scan fit `s` came with the exact Hessian (``NormalEquations/exactCurvature``:
-    /// the library's solver, in a venue without walls), one Newton step of its cost with the offset `prior` added, from where
-    /// those equations were evaluated (the scan fit, or one last Newton step before it): the scan's gradient there is nearly
-    /// zero, so the step is the prior's pull, δ toward the learned mean and the position along with it, and it lands within
-    /// about its square of the informed minimum, where the solver finishes in Newton's steps (`step`, the step's relative
-    /// size, tells it how near). Otherwise — and when that matrix is not positive definite — the scan fit's position with
-    /// the prior's mean: a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and
-    /// GSL, which stops on its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
-    private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double)) -> (position: Point, offset: Double, step: Double?) {
+    /// the library's solver, in a venue without walls) and without a prior of its own (`scanPrior`, the fallback prior of a
+    /// scan with too few terms), one Newton step of its cost with the offset `prior` added, from where those equations were
+    /// evaluated (the scan fit, or the point one unevaluated Newton step before it): the prior's pull, δ toward the learned
+    /// mean and the position along with it, plus that unevaluated step if there was one. It lands within about its square
+    /// of the informed minimum, where the solver finishes in Newton's steps (`step`, the step's relative size, tells it how
+    /// near). Otherwise — and when that matrix is not positive definite — the scan fit's position with the prior's mean:
+    /// a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and GSL, which stops on
+    /// its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
+    private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double),
+                               scanPrior: (mean: Double, sigma: Double)?) -> (position: Point, offset: Double, step: Double?) {
         let fallback = (s.position, prior.mean, nil as Double?)
         // The scan fit's normal equations, when it was the problem's last solve (one start, no reflection: a smooth venue).
-        guard let last = problem.lastNormal, last.position == s.position, last.offset == s.offset, case let normal = last.normal,
+        guard scanPrior == nil, let last = problem.lastNormal, last.position == s.position, last.offset == s.offset, case let normal = last.normal,
               normal.exactCurvature,
               let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: last.evaluatedOffset), three: true)
         else { return fallback }
