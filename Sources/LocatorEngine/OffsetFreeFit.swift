@@ -90,8 +90,9 @@ package final class OffsetFreeFit {
         var varianceFloor = OffsetFreeFit.learnedVarianceFloor, drift = OffsetFreeFit.offsetDriftPerScan
         var facing: (heading: Double, sigma: Double)?
         var scaleCost = 0.0, scaleDegrees = 0.0
-        /// The collinearity check's workspace.
+        /// The collinearity check's workspace, and its last answer with the beacons it was for (``collinearity(_:ranges:heard:)``).
         var scratch: [Point] = []
+        var lastGeometry: (heard: BeaconSet, reason: NoFixReason?)?
         /// The other starts' minima of the scan's own fit (position, cost): rivals the stated region takes in.
         var rivals: [(position: Point, cost: Double)] = []
         /// The starting points of the fit being made.
@@ -140,9 +141,8 @@ package final class OffsetFreeFit {
         let heard = obs.count + ranges.count
         noteFacing(observation)
         guard heard >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
-        if headings.isEmpty, let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, ranges: ranges, scratch: &state.pointee.scratch) {
-            return .noFix(reason)
-        }
+        let heardSet = BeaconSet(obs.lazy.map(\.beacon))
+        if headings.isEmpty, let reason = collinearity(obs, ranges: ranges, heard: heardSet) { return .noFix(reason) }
         // Starting points: the power-weighted centroid (offset-free; with ranges only, the centroid weighted by
         // 1/ρ²), and with walls also the strongest beacon pulled 1 m toward it and the identified bearing lines'
         // intersection.
@@ -193,10 +193,21 @@ package final class OffsetFreeFit {
         // The shipped fit states an honest region; the lab's other offset-free fits keep the linearised covariance.
         let covariance = options.statesRegion ? best.covariance.map { statedCovariance(best, linear: $0) } : best.covariance
         let inView = headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
-        var used = BeaconSet(obs.lazy.map(\.beacon))
+        var used = heardSet
         for r in ranges { used.insert(r.beacon) }
         return .fix(Fix(position: p, uncertainty: covariance?.drms, beaconsUsed: used,
                         frieze: inView, offset: obs.isEmpty ? nil : best.offset, covariance: covariance))
+    }
+
+    /// ``GeometryChecks/collinearity(venue:beacons:ranges:scratch:)`` for the heard beacons `obs` (the set `heard`) and
+    /// `ranges`: its answer is kept for the next scan that hears the same beacons and ranges none, as a phone hears mostly
+    /// the same beacons scan after scan (in a venue of at most 128 beacons, whose sets say exactly which were heard).
+    private func collinearity(_ obs: [BeaconObservation], ranges: [MeasuredRange], heard: BeaconSet) -> NoFixReason? {
+        let keyed = ranges.isEmpty && venue.beaconCount <= 128
+        if keyed, let last = state.pointee.lastGeometry, last.heard == heard { return last.reason }
+        let reason = GeometryChecks.collinearity(venue: venue, beacons: obs, ranges: ranges, scratch: &state.pointee.scratch)
+        if keyed { state.pointee.lastGeometry = (heard, reason) }
+        return reason
     }
 
     /// Where the informed fit starts. When the scan fit `s` came with the exact Hessian (``NormalEquations/exactCurvature``:

@@ -175,6 +175,27 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
         guard case .noFix(.degenerateGeometry) = outcome else { Issue.record("\(kind): \(outcome)"); return }
     }
 
+    /// The one-scan fit keeps its collinearity check's last answer for the next scan that hears the same beacons: scans
+    /// that alternate between beacons in a line and beacons around the phone each get their own answer, and a range to a
+    /// beacon off the line (which the kept answer is not for) makes a fix.
+    @Test func collinearityIsJudgedForEachSetOfBeacons() {
+        let venue = makeVenue([Point(0, 0), Point(10, 0), Point(20, 0), Point(10, 12)])
+        let fit = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt(finishesWithNewton: true))
+        let all = exactObservation(venue, at: Point(8, 5)).beacons
+        func heard(_ beacons: [Int]) -> Observation { Observation(beacons: all.filter { beacons.contains($0.beacon) }) }
+        let range = MeasuredRange(beacon: 3, distance: Point(8, 5).distance(to: Point(10, 12)), sigma: 0.3)
+        for (k, (beacons, ranges, collinear)) in [([0, 1, 2], [], true), ([0, 1, 3], [], false), ([0, 1, 2], [], true),
+                                                 ([0, 1, 2], [range], false), ([0, 1, 2], [], true), ([0, 1, 2, 3], [], false),
+                                                 ([0, 1, 3], [], false)].enumerated() {
+            let outcome = fit.locate(heard(beacons), ranges: ranges)
+            if collinear {
+                guard case .noFix(.degenerateGeometry) = outcome else { Issue.record("scan \(k), beacons \(beacons): \(outcome)"); continue }
+            } else {
+                #expect(outcome.fix != nil, "scan \(k), beacons \(beacons), \(ranges.count) ranges: \(outcome)")
+            }
+        }
+    }
+
     @Test(arguments: EstimatorKind.allCases)
     func nanRSSIAndDuplicatesAreInvalidInput(kind: EstimatorKind) {
         let est = kind.make(venue: Self.venue)
