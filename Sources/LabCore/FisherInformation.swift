@@ -117,11 +117,18 @@ public struct Covariance2: Sendable, Hashable, Codable {
     /// Gaussian's `level` ellipse (5.991 at 95%).
     public static func chiSquare2(_ level: Double) -> Double { -2 * log(1 - level) }
 
-    /// The eigenvalues (major ≥ minor ≥ 0) and the unit vector of the major axis (x east, y north).
+    /// The eigenvalues (major ≥ minor ≥ 0) and the unit vector of the major axis (x east, y north), pointing east (north
+    /// when it points neither way), east (1, 0) when C is isotropic: the direction at ½·atan2(2xy, xx − yy), found without
+    /// trigonometry as the eigenvector (λ − yy, xy) or (xy, λ − xx), whichever has no cancellation.
     public var principalAxes: (major: Double, minor: Double, majorAxis: Point) {
         let mean = (xx + yy) / 2, half = ((xx - yy) * (xx - yy) / 4 + xy * xy).squareRoot()
-        let angle = 0.5 * atan2(2 * xy, xx - yy)
-        return (mean + half, max(mean - half, 0), Point(cos(angle), sin(angle)))
+        let major = mean + half, minor = max(mean - half, 0)
+        var v = xx >= yy ? Point(major - yy, xy) : Point(xy, major - xx)
+        let n = v.length
+        guard n > 0, n.isFinite else { return (major, minor, Point(1, 0)) }
+        v = v / n
+        if v.x < 0 || (v.x == 0 && v.y < 0) { v = Point(-v.x, -v.y) }
+        return (major, minor, v)
     }
 
     /// The semi-axes of the ellipse eᵀ C⁻¹ e = `chiSquare` (√(χ²·λ), major ≥ minor) and the unit vector of the major

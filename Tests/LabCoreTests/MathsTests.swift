@@ -45,6 +45,33 @@ import Testing
         #expect(abs(scale - pow(20 / (4 * log(10.0)), 2)) < 1e-12)
     }
 
+    /// The principal axes are the eigenpairs: C·u = λ·u for the major axis u (a unit vector, pointing east, or north when it
+    /// points neither way), the minor eigenvalue the trace's rest, and u on the line at ½·atan2(2xy, xx − yy), the
+    /// trigonometric statement it replaced; diagonal, isotropic, negatively correlated, and variances an order apart.
+    @Test func principalAxesAreTheEigenpairs() {
+        var cases = [Covariance2(xx: 4, xy: 0, yy: 1), Covariance2(xx: 1, xy: 0, yy: 4), Covariance2(xx: 2, xy: 0, yy: 2),
+                     Covariance2(xx: 3, xy: -1.5, yy: 1), Covariance2(xx: 1, xy: 2.9, yy: 9), Covariance2(xx: 1e-6, xy: 0, yy: 1e4),
+                     Covariance2(xx: 5, xy: -4.9, yy: 5)]
+        var state: UInt64 = 7
+        func next() -> Double { state = state &* 6364136223846793005 &+ 1442695040888963407; return Double(state >> 11) / Double(1 << 53) }
+        for _ in 0..<200 {
+            let a = 10 * next(), b = 10 * next(), r = 2 * next() - 1
+            cases.append(Covariance2(xx: a, xy: r * (a * b).squareRoot(), yy: b))
+        }
+        for c in cases {
+            let (major, minor, u) = c.principalAxes
+            let scale = max(c.xx, c.yy, 1e-300)
+            #expect(abs(u.length - 1) < 1e-12, "\(c)")
+            #expect(u.x > 0 || (u.x == 0 && u.y > 0), "\(c): \(u)")
+            #expect(abs(major + minor - (c.xx + c.yy)) <= 1e-12 * scale, "\(c)")
+            if c.xx == c.yy && c.xy == 0 { #expect(u == Point(1, 0)); continue }
+            let cu = Point(c.xx * u.x + c.xy * u.y, c.xy * u.x + c.yy * u.y)
+            #expect((cu - u * major).length <= 1e-12 * scale, "\(c): C·u \(cu), λ·u \(u * major)")
+            let angle = 0.5 * atan2(2 * c.xy, c.xx - c.yy)
+            #expect(abs(u.x * sin(angle) - u.y * cos(angle)) < 1e-12, "\(c): \(u) against the angle \(angle)")
+        }
+    }
+
     @Test func collinearInformationIsSingular() {
         let scale = FisherInformation.rssiScale(exponent: 2, sigma: 4)
         var f = FisherInformation.zero
