@@ -239,17 +239,34 @@ package final class FixProblem {
         bearingCount += 1
     }
 
+    /// A solve's answer. Its (JᵀJ)⁻¹ is kept as one matrix and the parts that hold, so that the answer stays under 128
+    /// bytes, which the fits copy some thirty times a fix in registers rather than through `memcpy`.
     package struct Solution {
         package var position: Point
-        package var covariance: Covariance2?
         /// δ, dB (0 when not estimated).
         package var offset: Double
-        /// Variance of δ, dB² (nil when not estimated or not available).
-        package var offsetVariance: Double?
         /// Sum of squared (normalised) residuals at the solution: −2 log-likelihood up to a constant.
         package var cost: Double
+        /// (JᵀJ)⁻¹ over (x, y[, δ]); ``covariance``, ``offsetVariance`` and ``full`` say which parts of it hold.
+        private var inverse: Symmetric3
+        private var holds: (position: Bool, offset: Bool, full: Bool)
+
+        /// An answer at `position` and `offset` with its `cost`, and (JᵀJ)⁻¹'s position block, δ's variance and the whole
+        /// 3×3 where they are available (with both, the block is the 3×3's).
+        package init(position: Point, covariance: Covariance2?, offset: Double, offsetVariance: Double?, cost: Double, full: Symmetric3? = nil) {
+            self.position = position; self.offset = offset; self.cost = cost
+            let c = covariance ?? full?.position
+            inverse = full ?? Symmetric3(xx: c?.xx ?? 0, xy: c?.xy ?? 0, xd: 0, yy: c?.yy ?? 0, yd: 0, dd: offsetVariance ?? 0)
+            if let v = offsetVariance { inverse.dd = v }
+            holds = (covariance != nil, offsetVariance != nil, full != nil)
+        }
+
+        /// The position's covariance, (JᵀJ)⁻¹'s position block (nil when not available).
+        package var covariance: Covariance2? { holds.position ? inverse.position : nil }
+        /// Variance of δ, dB² (nil when not estimated or not available).
+        package var offsetVariance: Double? { holds.offset ? inverse.dd : nil }
         /// (JᵀJ)⁻¹ over (x, y, δ), when δ is estimated and it is available.
-        package var full: Symmetric3? = nil
+        package var full: Symmetric3? { holds.full ? inverse : nil }
     }
 
     /// The last solve's answer (position and δ) and its normal equations (in the solvers' unknowns, ``FixModel/offsetShift``):
