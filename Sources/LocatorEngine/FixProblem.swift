@@ -582,7 +582,6 @@ package struct FixModel {
             otherJacobian(x: x, y: y, delta: delta, into: scratchJ)
             e.add(f: scratchF, J: scratchJ, rows: rssiCount..<residualCount, three: third)
         }
-        e.finishNorms()
         return e
     }
 

@@ -305,7 +305,11 @@ package struct NormalEquations {
     /// True when JᵀJ + the curvature is the Hessian itself (no term's second derivative left out): Newton's steps then
     /// converge quadratically.
     package var exactCurvature = false
-    package var n0 = 1.0, n1 = 1.0, n2 = 1.0
+    /// J's column norms, √(JᵀJ)ⱼⱼ (1 for a zero column): computed when read, so that the equations stay under 128 bytes,
+    /// which the solver copies at each accepted step in registers rather than through `memcpy`.
+    package var n0: Double { a00 > 0 ? a00.squareRoot() : 1 }
+    package var n1: Double { a11 > 0 ? a11.squareRoot() : 1 }
+    package var n2: Double { a22 > 0 ? a22.squareRoot() : 1 }
 
     @inline(__always) init(a00: Double, a01: Double, a02: Double, a11: Double, a12: Double, a22: Double,
                            g0: Double, g1: Double, g2: Double, ff: Double) {
@@ -316,7 +320,6 @@ package struct NormalEquations {
     /// The sums over `rows` of J (row-major, 2 or 3 columns) and f.
     @inline(__always) init(f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>, rows: Range<Int>, three: Bool) {
         add(f: f, J: J, rows: rows, three: three)
-        finishNorms()
     }
 
     @inline(__always) mutating func add(f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>, rows: Range<Int>, three: Bool) {
@@ -337,13 +340,6 @@ package struct NormalEquations {
         var e = self
         let w = 1 / (sigma * sigma), r = delta - mean
         e.a22 += w; e.g2 += r * w; e.ff += r * r * w
-        e.finishNorms()
         return e
-    }
-
-    @inline(__always) mutating func finishNorms() {
-        n0 = a00 > 0 ? a00.squareRoot() : 1
-        n1 = a11 > 0 ? a11.squareRoot() : 1
-        n2 = a22 > 0 ? a22.squareRoot() : 1
     }
 }
