@@ -379,16 +379,25 @@ public final class IndoorLocator: @unchecked Sendable {
         var ignored = IgnoredSamples()
         var newestUsed = -Double.infinity
         // Mean RSSI per known beacon, in dBm, without building intermediate arrays.
-        for i in w.sums.indices { w.sums[i] = 0; w.counts[i] = 0 }
-        for s in samples {
-            guard let i = beaconIndex(s.beacon) else { ignored.unknownBeacon += 1; continue }
-            guard s.rssi.isFinite else { ignored.notFinite += 1; continue }
-            if s.rssi == 0 { ignored.rssiUnknown += 1; continue }
-            if s.rssi > 0 { ignored.rssiPositive += 1; continue }
-            if s.rssi < RSSISample.weakestRSSI { ignored.rssiTooWeak += 1; continue }
-            w.sums[i] += s.rssi
-            w.counts[i] += 1
-            newestUsed = max(newestUsed, s.timestamp.timeIntervalSinceReferenceDate)
+        // In place: a sample copied out copies its identity's enum, with its retains, and each write to an array checks
+        // that it is not shared (together most of the loop's work).
+        w.sums.withUnsafeMutableBufferPointer { sums in
+            w.counts.withUnsafeMutableBufferPointer { counts in
+                sums.update(repeating: 0); counts.update(repeating: 0)
+                samples.withUnsafeBufferPointer { buffer in
+                    for k in buffer.indices {
+                        guard let i = beaconIndex(buffer[k].beacon) else { ignored.unknownBeacon += 1; continue }
+                        let rssi = buffer[k].rssi
+                        guard rssi.isFinite else { ignored.notFinite += 1; continue }
+                        if rssi == 0 { ignored.rssiUnknown += 1; continue }
+                        if rssi > 0 { ignored.rssiPositive += 1; continue }
+                        if rssi < RSSISample.weakestRSSI { ignored.rssiTooWeak += 1; continue }
+                        sums[i] += rssi
+                        counts[i] += 1
+                        newestUsed = max(newestUsed, buffer[k].timestamp.timeIntervalSinceReferenceDate)
+                    }
+                }
+            }
         }
         w.observed.removeAll(keepingCapacity: true)
         for i in w.sums.indices where w.counts[i] > 0 {
