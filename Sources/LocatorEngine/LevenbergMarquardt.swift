@@ -85,7 +85,8 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
     deinit { trialF.deallocate(); trialJ.deallocate() }
 
     package func minimise(_ problem: FixModel, f: UnsafeMutablePointer<Double>, J: UnsafeMutablePointer<Double>,
-                          from start: (Double, Double, Double), startStep: Double? = nil, maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
+                          from start: (Double, Double, Double), startStep: Double? = nil,
+                          maxIterations: Int) -> Result<LeastSquaresAnswer, NoFixReason> {
         let n = problem.residualCount, p = problem.unknowns
         if n > capacity {
             trialF.deallocate(); trialJ.deallocate()

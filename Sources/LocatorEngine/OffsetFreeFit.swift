@@ -177,7 +177,7 @@ package final class OffsetFreeFit {
             let before = learned
             if fallback == nil, let v = best.offsetVariance, v > 0 { learn(from: best.offset, variance: v) }
             // The fix: this scan's data with what the earlier scans learned as the prior, from the scan fit moved by one
-            // Newton step of the prior's pull (``informedStart(from:prior:)``).
+            // Newton step of the prior's pull (``informedStart(from:prior:scanPrior:)``).
             let prior = (mean: before.mean, sigma: (before.variance + drift).squareRoot())
             problem.offsetPrior = prior
             let start = informedStart(from: best, prior: prior, scanPrior: fallback)
@@ -223,8 +223,8 @@ package final class OffsetFreeFit {
                                scanPrior: (mean: Double, sigma: Double)?) -> (position: Point, offset: Double, step: Double?) {
         let fallback = (s.position, prior.mean, nil as Double?)
         // The scan fit's normal equations, when it was the problem's last solve (one start, no reflection: a smooth venue).
-        guard scanPrior == nil, let last = problem.lastNormal, last.position == s.position, last.offset == s.offset, case let normal = last.normal,
-              normal.exactCurvature,
+        guard scanPrior == nil, let last = problem.lastNormal, last.position == s.position, last.offset == s.offset,
+              case let normal = last.normal, normal.exactCurvature,
               let v = LevenbergMarquardt.newtonStep(normal.addingOffsetPrior(mean: prior.mean, sigma: prior.sigma, at: last.evaluatedOffset), three: true)
         else { return fallback }
         let position = Point(last.evaluatedAt.x + v.0, last.evaluatedAt.y + v.1), offset = last.evaluatedOffset + v.2
