@@ -252,12 +252,11 @@ package final class FixProblem {
         private var holds: (position: Bool, offset: Bool, full: Bool)
 
         /// An answer at `position` and `offset` with its `cost`, and (JᵀJ)⁻¹'s position block, δ's variance and the whole
-        /// 3×3 where they are available (with both, the block is the 3×3's).
+        /// 3×3 where they are available (given the 3×3, the block and the variance are read from it).
         package init(position: Point, covariance: Covariance2?, offset: Double, offsetVariance: Double?, cost: Double, full: Symmetric3? = nil) {
             self.position = position; self.offset = offset; self.cost = cost
-            let c = covariance ?? full?.position
-            inverse = full ?? Symmetric3(xx: c?.xx ?? 0, xy: c?.xy ?? 0, xd: 0, yy: c?.yy ?? 0, yd: 0, dd: offsetVariance ?? 0)
-            if let v = offsetVariance { inverse.dd = v }
+            inverse = full ?? Symmetric3(xx: covariance?.xx ?? 0, xy: covariance?.xy ?? 0, xd: 0, yy: covariance?.yy ?? 0, yd: 0,
+                                         dd: offsetVariance ?? 0)
             holds = (covariance != nil, offsetVariance != nil, full != nil)
         }
 

@@ -49,8 +49,8 @@ package struct LeastSquaresAnswer {
 /// (``NormalEquations/exactCurvature``) the solve ends when the Newton step from where it stands is within the step
 /// tolerance, or when that step and the exact Newton step before it show quadratic convergence, so that the minimum lies
 /// within the step tolerance of where it lands (``isLastNewtonStep(_:at:_:_:_:three:after:)``): that last step is taken
-/// without evaluating there. Where a wall
-/// steps the cost the two paths could settle in different minima, so there the solver stays on GSL's.
+/// without evaluating there. Where a wall steps the cost the two paths could settle in different minima, so there the
+/// solver stays on GSL's.
 ///
 /// Each trial point's normal equations are summed as its terms are evaluated, two RSSI terms at a time
 /// (``FixModel/normalEquations(unknowns:_:_:scratchF:scratchJ:curvature:)``), and the answer's are handed back with it
@@ -197,8 +197,8 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
                 refusals += 1
                 if refusals > 15 { break }
             }
-            // In Newton's phase, the Newton step from the accepted point, solved now: the next iteration's step, or, within the
-            // step tolerance, the last one, taken without evaluating there.
+            // In Newton's phase, the Newton step from the accepted point, solved now: the next iteration's step, or, when
+            // ``isLastNewtonStep(_:at:_:_:_:three:after:)`` says it is enough, the last one, taken without evaluating there.
             nextNewton = progressed && newton ? LevenbergMarquardt.newtonStep(e, three: three) : nil
             if let n = nextNewton, LevenbergMarquardt.isLastNewtonStep(n, at: e, x0, x1, x2, three: three, after: lastNewton) {
                 normalAt = (x0, x1, x2)
