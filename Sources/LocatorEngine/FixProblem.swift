@@ -350,7 +350,8 @@ package final class FixProblem {
     /// clamped onto the edge, so the region is centred there, against the cost at that point.
     package func likelihoodRegion(_ s: Solution, covariance c: Covariance2, threshold: Double, within bounds: Rect? = nil) -> Covariance2 {
         let center = bounds.map { $0.clamp(s.position) } ?? s.position
-        let cost = ProfiledCost(model, delta: s.offset, origin: center, storage: regionTerms)
+        let frozen = model, smooth = frozen.isSmooth
+        let cost = ProfiledCost(frozen, delta: s.offset, origin: center, storage: regionTerms)
         let floor = center == s.position ? s.cost : cost(center)
         let (l1, l2, u1) = c.principalAxes
         guard l1 > 0, l2 > 0, l1.isFinite, threshold > 0, threshold.isFinite else { return c }
@@ -363,16 +364,23 @@ package final class FixProblem {
             guard edge > linear else { return linear }   // the venue ends first: the linear length stands
             // Double out from the linear length until the cost has risen by `threshold` (checked up to 8×; a ray
             // still below it there is stated at 16×), not past the venue's edge, then bisect.
-            var lo = 0.0, hi = linear
+            var lo = 0.0, hi = linear, riseAtLo = 0.0, riseAtHi = 0.0
             var found = false
             for _ in 0..<4 {
-                if cost(center + ray * hi) - floor >= threshold { found = true; break }
-                lo = hi
+                riseAtHi = cost(center + ray * hi) - floor
+                if riseAtHi >= threshold { found = true; break }
+                lo = hi; riseAtLo = riseAtHi
                 if hi >= edge { break }
                 hi = min(2 * hi, edge)
             }
             guard found else { return hi }
             guard lo > 0 else { return linear }   // already steeper than linear at C's boundary: keep it
+            // Where the cost is smooth, from a guess; a wall steps it, and may make it cross more than once: bisect.
+            if smooth {
+                return FixProblem.bisectedCrossing(lo: lo, hi: hi, riseAtLo: riseAtLo, riseAtHi: riseAtHi, threshold: threshold) {
+                    cost(center + ray * $0) - floor
+                }
+            }
             for _ in 0..<3 {
                 let mid = (lo + hi) / 2
                 if cost(center + ray * mid) - floor >= threshold { hi = mid } else { lo = mid }
@@ -405,6 +413,47 @@ package final class FixProblem {
         if g > 1 { r = r.scaled(by: g) }
         return r
     }
+    /// Where three bisection steps of [`lo`, `hi`] would put the threshold's crossing: the upper end of the eighth of the
+    /// bracket where `rise` first reaches `threshold` (`riseAtLo` < `threshold` ≤ `riseAtHi`, the rises at the ends),
+    /// found from a guess rather than by halving. The square root of a likelihood's rise is nearly linear along a ray
+    /// from its minimum, so the crossing is guessed by interpolating it between the ends, and only the eighths' ends
+    /// around the guess are evaluated: two evaluations where bisection takes three, or one when the guess is an end eighth.
+    /// The eighths' ends are computed as bisection computes them (nested midpoints), so where `rise` crosses the threshold
+    /// once in the bracket the answer is bisection's to the last bit (`crossingIsBisections`); where it crosses more than
+    /// once, it is the crossing nearest the guess.
+    @inline(__always) package static func bisectedCrossing(lo: Double, hi: Double, riseAtLo: Double, riseAtHi: Double, threshold: Double,
+                                                         rise: (Double) -> Double) -> Double {
+        // The end of eighth i (1...8; 0 is `lo`), by nested midpoints as bisection takes them.
+        let g4 = (lo + hi) / 2
+        func end(_ i: Int) -> Double {
+            switch i {
+            case 1: return (lo + (lo + g4) / 2) / 2
+            case 2: return (lo + g4) / 2
+            case 3: return ((lo + g4) / 2 + g4) / 2
+            case 4: return g4
+            case 5: return (g4 + (g4 + hi) / 2) / 2
+            case 6: return (g4 + hi) / 2
+            case 7: return ((g4 + hi) / 2 + hi) / 2
+            default: return hi
+            }
+        }
+        let low = max(riseAtLo, 0).squareRoot(), high = riseAtHi.squareRoot()
+        let guess = 8 * (threshold.squareRoot() - low) / (high - low)   // in eighths (NaN when a rise is)
+        var j = guess > 0 && guess < 8 ? Int(guess) + 1 : guess >= 8 ? 8 : 1
+        // Known: below the threshold at eighth `below`'s end, at or above it at `above`'s.
+        var below = 0, above = 8
+        while above - below > 1 {
+            let c = min(max(j, below + 1), above)
+            if c < above {
+                if rise(end(c)) >= threshold { above = c } else { below = c; j = c + 1; continue }
+            }
+            if c - 1 > below {
+                if rise(end(c - 1)) < threshold { below = c - 1 } else { above = c - 1; j = c - 1 }
+            }
+        }
+        return end(above)
+    }
+
     /// Rays the likelihood-ratio region is searched along (``likelihoodRegion(_:covariance:threshold:within:)``):
     /// every 22.5° of the whitened angle around C's ellipse, its principal axes both ways among them.
     package static let regionRays = 16
