@@ -399,9 +399,14 @@ public final class IndoorLocator: @unchecked Sendable {
                 }
             }
         }
+        // In the observation's order (strongest first), so that it need not sort a copy.
         w.observed.removeAll(keepingCapacity: true)
         for i in w.sums.indices where w.counts[i] > 0 {
             w.observed.append(BeaconObservation(beacon: i, rssi: w.sums[i] / Double(w.counts[i]), count: w.counts[i]))
+            w.observed.withUnsafeMutableBufferPointer { b in
+                var k = b.count - 1
+                while k > 0, Observation.isHeardBefore(b[k], b[k - 1]) { b.swapAt(k, k - 1); k -= 1 }
+            }
         }
         // Ranges per beacon, combined by inverse variance.
         w.ranged.removeAll(keepingCapacity: true)

@@ -107,12 +107,20 @@ public struct Observation: Sendable, Hashable {
     /// by them instead of by the motion model alone.
     public var steps: [StepReading]?
 
-    /// Builds an observation as given (no merging); estimators check it with ``problem``.
+    /// Builds an observation as given (no merging), its beacons put strongest first (``isHeardBefore(_:_:)``); estimators
+    /// check it with ``problem``.
     public init(beacons: [BeaconObservation], headings: [HeadingReading] = [], t: Double? = nil, steps: [StepReading]? = nil) {
-        self.beacons = beacons.sorted { $0.rssi > $1.rssi || ($0.rssi == $1.rssi && $0.beacon < $1.beacon) }
+        // Already in order (as the library's scans come), kept without the copy a sort makes.
+        let ordered = beacons.indices.dropFirst().allSatisfy { !Self.isHeardBefore(beacons[$0], beacons[$0 - 1]) }
+        self.beacons = ordered ? beacons : beacons.sorted(by: Self.isHeardBefore)
         self.headings = headings
         self.t = t
         self.steps = steps
+    }
+
+    /// The order of an observation's beacons: stronger first, and between equal readings the lower index.
+    @inlinable public static func isHeardBefore(_ a: BeaconObservation, _ b: BeaconObservation) -> Bool {
+        a.rssi > b.rssi || (a.rssi == b.rssi && a.beacon < b.beacon)
     }
 
     /// Averages raw readings per beacon (in dBm, the maximum-likelihood statistic under log-normal

@@ -67,6 +67,17 @@ import LabScenarioIO
         let dup = Observation(beacons: [BeaconObservation(beacon: 0, rssi: -60), BeaconObservation(beacon: 0, rssi: -61)])
         #expect(dup.problem(beaconCount: 2)?.contains("twice") == true)
     }
+
+    /// Beacons strongest first, equal readings by index, however they come (the order already right is kept as given).
+    @Test func observationPutsTheStrongestFirst() {
+        let b = [BeaconObservation(beacon: 3, rssi: -70), BeaconObservation(beacon: 1, rssi: -60), BeaconObservation(beacon: 2, rssi: -70),
+                 BeaconObservation(beacon: 0, rssi: -80)]
+        let ordered = [b[1], b[2], b[0], b[3]]
+        #expect(Observation(beacons: b).beacons == ordered)
+        #expect(Observation(beacons: ordered).beacons == ordered)
+        #expect(Observation(beacons: [b[1], b[0], b[2], b[3]]).beacons == ordered)   // a tie out of order
+        #expect(Observation(beacons: []).beacons.isEmpty && Observation(beacons: [b[0]]).beacons == [b[0]])
+    }
 }
 
 @Suite struct FormatTests {
