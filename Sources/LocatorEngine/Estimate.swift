@@ -85,15 +85,22 @@ public struct BeaconSet: Sendable, Hashable, Sequence {
     public init<S: Sequence>(_ indices: S) where S.Element == Int { for i in indices { insert(i) } }
 
     public mutating func insert(_ i: Int) {
-        if contains(i) { return }
-        count += 1
-        if i >= 0 && i < 64 { low |= 1 << UInt64(i) } else if i >= 64 && i < 128 { high |= 1 << UInt64(i - 64) }
+        let bit = Self.bit(i)
+        if i >= 0 && i < 64 {
+            if low & bit == 0 { low |= bit; count += 1 }
+        } else if i >= 64 && i < 128 {
+            if high & bit == 0 { high |= bit; count += 1 }
+        } else {
+            count += 1   // beyond 128 beacons only counted
+        }
     }
     public func contains(_ i: Int) -> Bool {
-        if i >= 0 && i < 64 { return low & (1 << UInt64(i)) != 0 }
-        if i >= 64 && i < 128 { return high & (1 << UInt64(i - 64)) != 0 }
+        if i >= 0 && i < 64 { return low & Self.bit(i) != 0 }
+        if i >= 64 && i < 128 { return high & Self.bit(i) != 0 }
         return false
     }
+    /// Index i's bit in its word (i mod 64; the callers check the range).
+    @inline(__always) private static func bit(_ i: Int) -> UInt64 { 1 &<< UInt64(truncatingIfNeeded: i & 63) }
     /// The indices below 128, in increasing order (indices from 128 on are only counted).
     public func makeIterator() -> Iterator { Iterator(low: low, high: high) }
 

@@ -653,3 +653,18 @@ extension JacobianTests {
         #expect(newTrack > 2 * stepped, "a new track forgets the facing: \(newTrack) m against \(stepped) m")
     }
 }
+
+@Suite struct BeaconSetTests {
+    /// Each index below 128 counts once however often it is inserted, and iterates in increasing order; indices from
+    /// 128 on (and negative ones) are only counted.
+    @Test func countsEachBeaconOnce() {
+        var s = BeaconSet([5, 0, 63, 64, 127, 5, 64])
+        #expect(s.count == 5 && Array(s) == [0, 5, 63, 64, 127])
+        #expect(s.contains(63) && s.contains(64) && !s.contains(1) && !s.contains(128) && !s.contains(-1))
+        s.insert(127)
+        #expect(s.count == 5)
+        s.insert(200); s.insert(-3)
+        #expect(s.count == 7 && Array(s) == [0, 5, 63, 64, 127] && !s.contains(200))
+        #expect(BeaconSet([3, 70]) == BeaconSet([70, 3, 3]) && BeaconSet([3]) != BeaconSet([4]))
+    }
+}
