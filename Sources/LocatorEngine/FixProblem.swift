@@ -363,7 +363,8 @@ package final class FixProblem {
             let edge = bounds.map { FixModel.distanceToEdge(of: $0, from: center, along: ray) } ?? .infinity
             guard edge > linear else { return linear }   // the venue ends first: the linear length stands
             // Double out from the linear length until the cost has risen by `threshold` (checked up to 8×; a ray
-            // still below it there is stated at 16×), not past the venue's edge, then bisect.
+            // still below it there is stated at 16×), not past the venue's edge, then take the upper end of the eighth
+            // of the last doubling where it crosses, as three bisection steps would.
             var lo = 0.0, hi = linear, riseAtLo = 0.0, riseAtHi = 0.0
             var found = false
             for _ in 0..<4 {
