@@ -415,7 +415,7 @@ package final class FixProblem {
         return r
     }
     /// Where three bisection steps of [`lo`, `hi`] would put the threshold's crossing: the upper end of the eighth of the
-    /// bracket where `rise` first reaches `threshold` (`riseAtLo` < `threshold` ≤ `riseAtHi`, the rises at the ends),
+    /// bracket in which `rise` reaches `threshold` (`riseAtLo` < `threshold` ≤ `riseAtHi`, the rises at the ends),
     /// found from a guess rather than by halving. The square root of a likelihood's rise is nearly linear along a ray
     /// from its minimum, so the crossing is guessed by interpolating it between the ends, and only the eighths' ends
     /// around the guess are evaluated: two evaluations where bisection takes three, or one when the guess is an end eighth.
