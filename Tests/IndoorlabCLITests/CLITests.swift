@@ -225,12 +225,14 @@ func temporaryDirectory() throws -> URL {
             #expect(one != nil && one?["target"] == nil, "\(String(describing: one))")
             #expect(all?["target"] as? Double == 100_000, "\(String(describing: all))")
             #expect((all?["note"] as? String)?.contains("100% fixed") == true, "\(String(describing: all))")
+            #expect((all?["note"] as? String)?.contains("× one core") == true, "\(String(describing: all))")
         }
         // So is IndoorLocator's, with a locator per core.
         let locator = figures?.first { $0["name"] as? String == "IndoorLocator fixes/s" }
         let locators = figures?.first { $0["name"] as? String == "IndoorLocator fixes/s [\(cores) cores]" }
         #expect(locator != nil && locator?["target"] == nil, "\(String(describing: locator))")
         #expect(locators?["target"] as? Double == 400_000, "\(String(describing: locators))")
+        #expect((locators?["note"] as? String)?.contains("× one core") == true, "\(String(describing: locators))")
         #expect(figures?.allSatisfy { ($0["value"] as? Double ?? 0) > 0 } == true)
         // Rate figures are the median of their rounds (3 by default), which lies between the slowest and the fastest.
         let rated = figures?.filter { $0["rounds"] != nil } ?? []
