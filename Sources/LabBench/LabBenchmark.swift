@@ -30,6 +30,11 @@ public struct BenchFigure: Encodable, Sendable {
         self.name = name; self.value = value; self.unit = unit; self.target = target; self.note = note
     }
 
+    /// ", N× one core": this every-core figure against its one-core figure `one`, for its note.
+    func scaling(over one: BenchFigure) -> String {
+        one.value > 0 ? String(format: ", %.2f× one core", value / one.value) : ""
+    }
+
     /// A figure measured in rounds: its value the rounds' median.
     public init(name: String, measured: LabBenchmark.Measured, unit: String, target: Double?, note: String) {
         self.init(name: name, value: measured.median, unit: unit, target: target, note: note)
@@ -230,7 +235,7 @@ enum BenchEstimators {
             }, note: { note + String(format: ", %.0f%% fixed", 100 * Double(fixes) / Double(max(i, 1))) })
             if let f { out.append(f) }
             if let target = allCoreTargets[kind], var all = onAllCores(kind, venue: venue, observations: obs, timing, target: target, heard: heard) {
-                if let f { all.note += PerCore<Void>.scaling(all, over: f) }
+                if let f { all.note += all.scaling(over: f) }
                 out.append(all)
             }
         }
@@ -339,7 +344,7 @@ enum BenchLocator {
                     return (100, 0)
                 }
             }, note: { "public API, 8 beacons heard, one averaged sample each, a locator (a phone) per core, pure Swift" })
-            if let one = fixes, var all = parallel { all.note += PerCore<Void>.scaling(all, over: one); parallel = all }
+            if let one = fixes, var all = parallel { all.note += all.scaling(over: one); parallel = all }
         }
         let perScan = scans.map(\.count).reduce(0, +) / scans.count
         var i = 0
@@ -441,11 +446,6 @@ final class PerCore<Worker>: @unchecked Sendable {
             done[c] = units; counts[c] += counted
         }
         return units - before
-    }
-
-    /// ", N× one core": an every-core figure against its one-core figure.
-    static func scaling(_ all: BenchFigure, over one: BenchFigure) -> String {
-        one.value > 0 ? String(format: ", %.2f× one core", all.value / one.value) : ""
     }
 
     /// The units done so far, all cores.
