@@ -329,7 +329,7 @@ enum BenchLocator {
         let fixes = LabBenchmark.figure(timing, "IndoorLocator fixes/s", unit: "fixes/s", {
             for _ in 0..<100 { _ = locator.locate(ranged[k % ranged.count]); k += 1 }
             return 100
-        }, note: { "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift" })
+        }, note: { "public API, 8 beacons heard, one averaged sample each (as phone ranging reports), 1 core, pure Swift; the 400 k target is the every-core figure's" })
         // A locator per core (a server locating several phones at once), each walking the same scans from its own place,
         // joined every ``PerCore/slice``.
         let cores = max(ProcessInfo.processInfo.activeProcessorCount, 1)
