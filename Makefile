@@ -3,13 +3,13 @@ SWIFT        ?= swift
 APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev python3
 SEEDS        ?= 10
 BIN          := .build/release/indoorlab
-# The real datasets, when present next to the repository, join the tournament (see README, "Real protocols").
+# The real datasets, when present next to the repository, join the tournament (docs/tournament.md, "Real protocols").
 DATASETS     ?= ../shared/datasets
 REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tracks),--real $(DATASETS),)
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo test docs bench plots clean install install-files fuzz fuzz-build
+.PHONY: all deps build demo check-results test docs bench plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -30,13 +30,20 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product indoorlab
 
-# The main job: validate the bundled scenarios, run the tournament, write results and plots.
+# The main job: validate the bundled scenarios, run the tournament, write results (docs/results.md, docs/coverage.md)
+# and plots.
 demo: build
 	$(BIN) validate Scenarios/*.yaml
-	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots
+	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots --report docs/results.md
+	$(BIN) coverage --seeds 5 --estimator offset-learning,particle-filter --report docs/coverage.md
 	$(BIN) plot offset-learning --out-dir Plots
 	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
 	$(BIN) replay --strict --junit out/replay-junit.xml Recordings/*.sqlite
+
+# The committed results are what the code produces: make demo again (with the real datasets beside the clone), then
+# fail if docs/results.md, docs/coverage.md, a plot or a recording's baselines changed, or if README's headline table left the results.
+check-results: demo
+	scripts/results-check
 
 # The tests run optimised (testable imports need -enable-testing): 375 tests in 50–120 s on this project's 2-core machines,
 # against 31 min unoptimised. Their own scratch path keeps `make build`'s release products from being rebuilt with other flags.

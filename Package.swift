@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabStore", "CGSL"]),
         // Every figure, over PLplot: results -> plots.
         .target(name: "LabPlot", dependencies: ["LabCore", "LabEstimators", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
+        // Reports: the lab's tables (plain text and Markdown), the leaderboard's, the results document.
+        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabStore", "LabEvaluation"]),
         // Beacon-count planner and layout tuner.
         .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
         // The shipped library: the tournament's winner behind a small public API.
@@ -54,7 +56,7 @@ let package = Package(
         .target(name: "LabBench", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "CHeapStats"]),
         // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench", "LabReport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.

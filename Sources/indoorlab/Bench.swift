@@ -7,6 +7,7 @@ import LabSimulation
 import LabEstimators
 import LabEvaluation
 import LabBench
+import LabReport
 
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
@@ -91,9 +92,5 @@ struct Bench: ParsableCommand {
         return Format.fixed(v, 1)
     }
 
-}
-
-extension String {
-    func leftPad(_ n: Int) -> String { count >= n ? self : String(repeating: " ", count: n - count) + self }
 }
 

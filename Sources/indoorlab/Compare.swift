@@ -5,6 +5,7 @@ import LabStore
 import LabScenarioIO
 import LabEstimators
 import LabEvaluation
+import LabReport
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,6 +62,9 @@ struct Compare: ParsableCommand {
     @Option(help: "Write per-epoch results (<scenario>-epochs.csv, also per real protocol) and run.json here, for plots and later comparisons (docs/results-format.md).")
     var out: String?
 
+    @Option(help: "Write the full results as a Markdown document here (what `make demo` keeps in docs/results.md): the winner, the leaderboard by condition and real protocol, P75 per scenario, the winner against the bound, the matched-calibration reference and every table printed.")
+    var report: String?
+
     @Option(help: "Draw the standard figures (cdf, map, heatmap, crlb, error-time, track per scenario, cdf per real protocol, and the leaderboard) here, from the saved results.")
     var plots: String?
 
@@ -83,6 +87,17 @@ struct Compare: ParsableCommand {
                 throw ValidationError("--real \(real): found neither uji-ble-geo/dep/geo.csv nor danis-ble-tracks/trk/*_all_sensors.mbd there")
             }
         }
+    }
+
+    /// This run as a reader would type it (for the results document): the options that change the results.
+    var commandLine: String {
+        var words = ["indoorlab compare"] + scenarios
+        words.append("--seeds \(seeds)")
+        if seed != 1 { words.append("--seed \(seed)") }
+        if estimators != EstimatorKind.allCases { words.append("--estimators \(estimators.map(\.rawValue).joined(separator: ","))") }
+        words.append("--conditions \(conditions.map(\.rawValue).joined(separator: ","))")
+        if let real { words.append("--real \(real)") }
+        return words.joined(separator: " ")
     }
 
     /// Refuses a scenario file the run would write over: one in --out named like its results (run.json,
@@ -142,17 +157,24 @@ struct Compare: ParsableCommand {
         let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s, condition: $0)) } })
         let board = Leaderboard(results: results, scenarios: labels, seeds: seedList, realProtocols: Set(protocols.map(\.name)), venues: venues)
 
+        // What the run prints, one block a line as it always printed them.
+        var printed = LeaderboardTable.render(board) + "\n"
+        if let tracking = board.tracking, !tracking.isEmpty { printed += LeaderboardTable.tracking(tracking) + "\n" }
+        for p in protocols { printed += "\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard\n" }
+        let drawing = estimators.filter(\.inputs.draws)
+        if !protocols.isEmpty, seedList.count > 1, !drawing.isEmpty {
+            printed += "real protocols: \(drawing.map(\.rawValue).joined(separator: ", ")) (which draw random numbers) ran once per seed, their figures pooled over the \(seedList.count) seeds; the other estimators, whose fixes no seed changes, once\n"
+        }
+        if !references.isEmpty { printed += LeaderboardTable.matchedReference(board, references: references) + "\n" }
+        if let report {
+            let document = ResultsDocument(command: commandLine, leaderboard: board, protocols: protocols.map { ($0.name, $0.summary) },
+                                           references: references, printed: printed)
+            try writeOutput(document.render(), to: report, inputs: paths)
+        }
         if json {
             try writeOutput(try LabJSON.string(board), to: nil)
         } else {
-            print(LeaderboardTable.render(board))
-            if let tracking = board.tracking, !tracking.isEmpty { print(LeaderboardTable.tracking(tracking)) }
-            for p in protocols { print("\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard") }
-            let drawing = estimators.filter(\.inputs.draws)
-            if !protocols.isEmpty, seedList.count > 1, !drawing.isEmpty {
-                print("real protocols: \(drawing.map(\.rawValue).joined(separator: ", ")) (which draw random numbers) ran once per seed, their figures pooled over the \(seedList.count) seeds; the other estimators, whose fixes no seed changes, once")
-            }
-            if !references.isEmpty { print(LeaderboardTable.matchedReference(board, references: references)) }
+            print(printed, terminator: "")
             // Distinct epochs: a real protocol's scans count once, however many seeds its particle filters ran.
             let real = Set(protocols.map(\.name))
             let epochs = Set(results.lazy.map { EpochKey(scenario: $0.scenario, seed: real.contains($0.scenario) ? 0 : $0.seed, walk: $0.walk, epoch: $0.epoch) }).count
@@ -198,121 +220,5 @@ enum EstimatorList {
             }
             return k
         }, \.rawValue)
-    }
-}
-
-enum LeaderboardTable {
-    /// A figure in metres to two decimals, or a dash when there is none.
-    static func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
-
-    static func render(_ b: Leaderboard) -> String {
-        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 0) + "%" } ?? "—" }
-        let cols = ["estimator", "avail", "mean", "CE50", "P75", "P90", "CE95", "RMSE", "max", "room", "exhibit", "frieze", "√CRLB", "eff"]
-        var out = ""
-        for s in b.scenarios {
-            out += "\n\(s)\n"
-            var rows = [cols]
-            for sc in b.scores where sc.scenario == s {
-                let st = sc.stats
-                rows.append([sc.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90),
-                             m(st.p95), m(st.rmse), m(st.max), pct(sc.roomHitRate), pct(sc.exhibitHitRate),
-                             pct(sc.friezeHitRate), sc.crlbRMSE.map(m) ?? "—", sc.efficiency.map { Format.fixed($0, 2) } ?? "—"])
-            }
-            out += table(rows)
-        }
-        out += "\noverall (errors in metres; \(b.seeds.count) seed\(b.seeds.count == 1 ? "" : "s"))\n"
-        var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
-        for (i, o) in b.overall.enumerated() {
-            rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), eligibility(o, in: b)])
-        }
-        out += table(rows)
-        out += "\nwinner: \(b.winner?.rawValue ?? "none") — rule: \(b.rule)\n"
-        if let w = b.winner, w.inputs.uses.contains(.motion), let snapshot = b.bestSnapshot {
-            // The library's one-scan fix is always the shipped estimator; the run's best snapshot is it only when it won.
-            let shipped = snapshot == .shipped ? "; the library's one-scan fix" : ""
-            out += "best snapshot estimator (each fix from its own scan\(shipped)): \(snapshot.rawValue)\n"
-        }
-        out += "eff = RMSE / √(mean CRLB), the bound for unbiased estimators given what each epoch received; below 1 means a biased estimator (fixes kept inside the venue, pulled toward the beacons) or few epochs, not a beaten bound\n"
-        return out
-    }
-
-    /// The leaderboard's "eligible" column: yes, or why not (the winner rule's first clause it fails).
-    static func eligibility(_ o: Leaderboard.Overall, in b: Leaderboard) -> String {
-        if o.eligible { return "yes" }
-        if o.estimator.inputs.offline { return "no: offline (uses later scans)" }
-        if !o.collapsedOn.isEmpty { return "no: collapses on \(o.collapsedOn.joined(separator: ", "))" }
-        let mine = b.scores.filter { $0.estimator == o.estimator }
-        if let worst = mine.min(by: { $0.stats.availability < $1.stats.availability }),
-           worst.stats.availability < Leaderboard.availabilityThreshold {
-            let more = mine.filter { $0.stats.availability < Leaderboard.availabilityThreshold }.count - 1
-            return "no: \(Format.fixed(worst.stats.availability * 100, 1))% available in \(worst.scenario)\(more > 0 ? " and \(more) more" : "")"
-                + " (needs \(Format.fixed(Leaderboard.availabilityThreshold * 100, 0))%)"
-        }
-        return "no: no P75 in \(mine.filter { !$0.stats.p75.isFinite }.map(\.scenario).joined(separator: ", "))"
-    }
-
-    /// The walks' table per scenario: errors on walk epochs only, the posterior bound, and how the fixes move; then
-    /// the best tracker against the best snapshot estimator.
-    static func tracking(_ scores: [TrackScore]) -> String {
-        func m(_ v: Double?) -> String { v.map { $0.isFinite ? Format.fixed($0, 2) : "—" } ?? "—" }
-        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 1) + "%" } ?? "—" }
-        var out = "\nwalks: errors on walk epochs only (m), the posterior bound (√PCRB, m; eff = RMSE/√PCRB), wall crossings between consecutive fixes, room-entry delay (s; missed entries), jitter standing still (m), time to first fix (s)\n"
-        var scenarios: [String] = []
-        for s in scores where !scenarios.contains(s.scenario) { scenarios.append(s.scenario) }
-        for name in scenarios {
-            let mine = scores.filter { $0.scenario == name }
-            out += "\n\(name) walks\n"
-            var rows = [["estimator", "P75", "RMSE", "√PCRB", "eff", "wall-x", "room delay", "missed", "jitter", "TTFF"]]
-            for s in mine {
-                let t = s.metrics
-                rows.append([s.estimator.rawValue, m(t.p75), m(t.rmse), m(t.pcrbRMSE), m(t.pcrbEfficiency), pct(t.wallCrossingRate),
-                             m(t.roomEntryDelay), "\(t.missedRoomEntries)/\(t.roomEntries)", m(t.stillJitter), m(t.timeToFirstFix)])
-            }
-            out += table(rows)
-            let trackers = mine.filter { $0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
-            let snapshots = mine.filter { !$0.estimator.inputs.uses.contains(.motion) && $0.metrics.p75.isFinite }
-            if let t = trackers.min(by: { $0.metrics.p75 < $1.metrics.p75 }), let s = snapshots.min(by: { $0.metrics.p75 < $1.metrics.p75 }) {
-                out += "best tracker \(t.estimator.rawValue)\(t.estimator.inputs.offline ? " (offline)" : "") P75 \(m(t.metrics.p75)) vs the best snapshot estimator on these walks, \(s.estimator.rawValue), \(m(s.metrics.p75)): ratio \(Format.fixed(t.metrics.p75 / s.metrics.p75, 2))\n"
-            }
-        }
-        return out
-    }
-
-    /// Mean error under the cross-calibrated protocol against the same scans with the matching calibration
-    /// (the reference; not part of the winner rule).
-    static func matchedReference(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> String {
-        var rows = [["estimator"] + references.flatMap { r in
-            let cross = String(r.name.dropLast("-matched".count))
-            return ["\(cross) mean", "matched", "ratio"]
-        }]
-        for e in b.overall.map(\.estimator) {
-            var row = [e.rawValue]
-            for r in references {
-                let cross = String(r.name.dropLast("-matched".count))
-                let matched = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
-                let crossMean = b.score(cross, e)?.stats.mean ?? .nan
-                row += [m(crossMean), m(matched), matched > 0 && crossMean.isFinite ? Format.fixed(crossMean / matched, 2) : "—"]
-            }
-            rows.append(row)
-        }
-        return "\nreal data, cross-calibrated against the matching calibration (model fitted on the scored scans themselves; reference, not in the rule)\n" + table(rows)
-    }
-
-    /// A plain-text table, the first row its header: text columns left-aligned, numbers right-aligned (a number, a
-    /// percentage, a number and its unit such as "2.46 m", or a dash for none); a column is text when no cell below
-    /// the header is a number. No trailing blanks.
-    static func table(_ rows: [[String]]) -> String {
-        func isNumber(_ v: String) -> Bool {
-            guard v != "—", v != "-", let first = v.split(separator: " ").first else { return true }
-            return Double(first.hasSuffix("%") ? first.dropLast() : first) != nil
-        }
-        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max() ?? 0 }
-        let textColumns = Set((0..<rows[0].count).filter { c in rows.dropFirst().allSatisfy { !isNumber($0[c]) } })
-        return rows.map { r in
-            var line = r.enumerated().map { c, v in textColumns.contains(c) ? v.padding(toLength: widths[c], withPad: " ", startingAt: 0) : v.leftPad(widths[c]) }
-                .joined(separator: "  ")
-            while line.last == " " { line.removeLast() }
-            return line
-        }.joined(separator: "\n") + "\n"
     }
 }

@@ -4,6 +4,7 @@ import LabCore
 import LabScenarioIO
 import LabEstimators
 import LabEvaluation
+import LabReport
 
 struct Coverage: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,7 @@ struct Coverage: ParsableCommand {
     @Option(parsing: .unconditional, help: "First seed.")
     var seed: UInt64 = 1
 
-    @Option(help: "The estimator whose ellipses are checked (default: offset-learning, the library's one-scan fix; particle-filter for its stream).", transform: EstimatorList.parse)
+    @Option(help: "The estimators whose ellipses are checked, comma-separated (default: offset-learning, the library's one-scan fix; particle-filter for its stream). --json takes one.", transform: EstimatorList.parse)
     var estimator: [EstimatorKind] = [.shipped]
 
     @Option(help: "Comma-separated conditions: ideal, field. Default: both.", transform: Compare.parseConditions)
@@ -36,13 +37,16 @@ struct Coverage: ParsableCommand {
     @Flag(help: "Print the table as JSON.")
     var json = false
 
+    @Option(help: "Also write the tables as a Markdown document here (what `make demo` keeps in docs/coverage.md).")
+    var report: String?
+
     func validate() throws {
         guard (1...10_000).contains(seeds) else { throw ValidationError("--seeds must be between 1 and 10000, found \(seeds)") }
         if seeds > 1, seed > UInt64.max - UInt64(seeds - 1) {
             throw ValidationError("--seed \(seed) with --seeds \(seeds) runs past the last seed, \(UInt64.max)")
         }
         guard correlation > 0, correlation.isFinite else { throw ValidationError("--correlation must be a positive number of metres") }
-        guard estimator.count == 1 else { throw ValidationError("--estimator takes exactly one estimator") }
+        guard estimator.count == 1 || !json else { throw ValidationError("--json takes exactly one --estimator") }
         guard !conditions.isEmpty else { throw ValidationError("--conditions needs at least one of ideal, field") }
     }
 
@@ -53,48 +57,50 @@ struct Coverage: ParsableCommand {
         try checkDistinctNames(loaded, paths: paths)
         let seedList = (0..<seeds).map { seed + UInt64($0) }  // validate() keeps it below UInt64.max
         let correlations: [Double?] = [nil, correlation]
-        let progress = Progress("coverage", total: loaded.count * conditions.count * correlations.count)
-        var rows: [CoverageRow] = []
-        for s in loaded {
-            for c in conditions {
-                for d in correlations {
-                    rows.append(try UncertaintyCoverage.measure(scenario: s, condition: c, correlationDistance: d, seeds: seedList, estimator: estimator[0]))
-                    progress.advance(detail: c.label(s.name))
+        let progress = Progress("coverage", total: estimator.count * loaded.count * conditions.count * correlations.count)
+        var tables: [CoverageTable] = []
+        for kind in estimator {
+            var rows: [CoverageRow] = []
+            for s in loaded {
+                for c in conditions {
+                    for d in correlations {
+                        rows.append(try UncertaintyCoverage.measure(scenario: s, condition: c, correlationDistance: d, seeds: seedList, estimator: kind))
+                        progress.advance(detail: "\(kind.rawValue), \(c.label(s.name))")
+                    }
                 }
             }
+            try checkMeasured(rows, estimator: kind, scenarios: loaded)
+            tables.append(CoverageTable(estimator: kind.rawValue, seeds: seedList, rows: rows))
         }
-        if rows.allSatisfy({ $0.fixes == 0 }) {
-            let without = rows.reduce(0) { $0 + $1.withoutEllipse }
-            guard without > 0 else {
-                // No fix at all is the scenario's doing (too few beacons heard), not a wrong option.
-                printError("error: coverage: \(estimator[0].rawValue) fixed no epoch of \(loaded.map(\.name).joined(separator: ", ")): nothing to measure")
-                throw ExitCode(1)
-            }
-            throw ValidationError("--estimator \(estimator[0].rawValue) stated no uncertainty ellipse (\(without) fixes without one): coverage checks an estimator that states its uncertainty, such as offset-learning or particle-filter")
-        }
+        progress.clear()
+        if let report { try writeOutput(CoverageTable.document(tables, command: commandLine), to: report, inputs: paths) }
         if json {
-            try writeOutput(jsonString(CoverageReport(estimator: estimator[0].rawValue, level: UncertaintyCoverage.level, seeds: seedList, rows: rows)), to: nil)
+            try writeOutput(jsonString(CoverageReport(estimator: tables[0].estimator, level: UncertaintyCoverage.level, seeds: seedList, rows: tables[0].rows)), to: nil)
             return
         }
-        print("# \(estimator[0].rawValue): share of fixes whose 95% ellipse holds the truth (\(seedList.count == 1 ? "seed \(seedList[0])" : "seeds \(seedList.first!)–\(seedList.last!)"))")
-        func share(_ part: Double) -> String { part.isFinite ? String(format: "%.1f%%", 100 * part) : "-" }
-        let header = ["scenario", "condition", "shadowing", "fixes", "coverage", "on walks", "walk misses across a wall", "median semi-major", "scale for 95%"]
-        let body = rows.map { r in
-            [r.scenario, r.condition.rawValue, r.correlationDistance.map { String(format: "correlated %g m", $0) } ?? "independent",
-             "\(r.fixes)", r.fixes > 0 ? share(r.coverage) : "-",
-             r.walkFixes > 0 ? String(format: "%.1f%%", 100 * r.walkCoverage) : "-",
-             r.walkFixes > r.walkInside ? String(format: "%.1f%%", 100 * r.walkMissesAcrossWallShare) : "-", r.fixes > 0 ? String(format: "%.2f m", r.medianSemiMajor) : "-", r.fixes > 0 ? String(format: "%.2f", r.neededScale) : "-"]
+        print(tables.map { $0.text() }.joined(separator: "\n"), terminator: "")
+    }
+
+    /// Fails when `estimator` fixed nothing, or stated no ellipse on any fix: nothing to measure.
+    func checkMeasured(_ rows: [CoverageRow], estimator kind: EstimatorKind, scenarios loaded: [Scenario]) throws {
+        guard rows.allSatisfy({ $0.fixes == 0 }) else { return }
+        let without = rows.reduce(0) { $0 + $1.withoutEllipse }
+        guard without > 0 else {
+            // No fix at all is the scenario's doing (too few beacons heard), not a wrong option.
+            printError("error: coverage: \(kind.rawValue) fixed no epoch of \(loaded.map(\.name).joined(separator: ", ")): nothing to measure")
+            throw ExitCode(1)
         }
-        print(LeaderboardTable.table([header] + body), terminator: "")
-        for c in conditions {
-            for d in correlations {
-                let cell = rows.filter { $0.condition == c && $0.correlationDistance == d }
-                let pooled = cell.reduce((0, 0, 0, 0)) { ($0.0 + $1.inside, $0.1 + $1.fixes, $0.2 + $1.walkInside, $0.3 + $1.walkFixes) }
-                let walks = pooled.3 > 0 ? String(format: " (on walks %.1f%% of %d)", 100 * Double(pooled.2) / Double(pooled.3), pooled.3) : ""
-                print(String(format: "# %@, %@: %.1f%% of %d fixes", c.rawValue, d.map { String(format: "correlated %g m", $0) } ?? "independent",
-                             100 * Double(pooled.0) / Double(max(pooled.1, 1)), pooled.1) + walks)
-            }
-        }
+        throw ValidationError("--estimator \(kind.rawValue) stated no uncertainty ellipse (\(without) fixes without one): coverage checks an estimator that states its uncertainty, such as offset-learning or particle-filter")
+    }
+
+    /// This run as a reader would type it (for the coverage document).
+    var commandLine: String {
+        var words = ["indoorlab coverage"] + scenarios + ["--seeds \(seeds)"]
+        if seed != 1 { words.append("--seed \(seed)") }
+        words.append("--estimator \(estimator.map(\.rawValue).joined(separator: ","))")
+        words.append("--conditions \(conditions.map(\.rawValue).joined(separator: ","))")
+        if correlation != UncertaintyCoverage.defaultCorrelationDistance { words.append("--correlation \(Format.number(correlation))") }
+        return words.joined(separator: " ")
     }
 }
 

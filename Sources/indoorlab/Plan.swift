@@ -7,6 +7,7 @@ import LabScenarioIO
 import LabEstimators
 import LabPlanning
 import LabPlot
+import LabReport
 
 struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -112,7 +113,7 @@ struct Plan: ParsableCommand {
                 rows.append(["\(st.count)", metresOrNoFix(st.predicted.areaQuantile), pct(st.predicted.coverage),
                              st.simulated.map { metresOrNoFix($0.areaQuantile) } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
             }
-            print(LeaderboardTable.table(rows), terminator: "")
+            print(TextTable.render(rows), terminator: "")
             let c = result.chosen
             if result.met {
                 print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")

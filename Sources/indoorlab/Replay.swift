@@ -5,6 +5,7 @@ import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 import LabStore
+import LabReport
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -210,7 +211,7 @@ enum ReplayTable {
             rows.append([s.estimator.rawValue, pct(st.availability), m(st.mean), m(st.median), m(st.p75), m(st.p90), m(st.rmse),
                          pct(s.roomHitRate), pct(s.exhibitHitRate), pct(s.friezeHitRate), status])
         }
-        out += LeaderboardTable.table(rows)
+        out += TextTable.render(rows)
         for s in r.scores { if let why = r.noFixes[s.estimator] { out += "\(s.estimator.rawValue): \(why)\n" } }
         return out
     }
@@ -225,6 +226,6 @@ enum ReplayTable {
                          value(c.now, c.metric.rawValue), signedChange,
                          higher ? Format.fixed(c.tolerance * 100, 1) + " pt" : Format.fixed(c.tolerance, 3) + " m"])
         }
-        return LeaderboardTable.table(rows)
+        return TextTable.render(rows)
     }
 }

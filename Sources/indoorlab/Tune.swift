@@ -6,6 +6,7 @@ import LabStore
 import LabScenarioIO
 import LabEstimators
 import LabPlanning
+import LabReport
 
 struct Tune: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -77,7 +78,7 @@ struct Tune: ParsableCommand {
                     ["after", m(result.after.predicted.areaQuantile), m(result.after.predicted.medianP90), m(result.after.simulated.areaQuantile), m(result.after.simulated.medianP90)]]
             + (result.rejected.map { r in [["tried", m(r.predicted.areaQuantile), m(r.predicted.medianP90), m(r.simulated.areaQuantile), m(r.simulated.medianP90)]] } ?? [])
         print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
-        print(LeaderboardTable.table(rows), terminator: "")
+        print(TextTable.render(rows), terminator: "")
         if rows.joined().contains("no fix") {
             print("no fix: more than 10% of the points (or of a point's scans) get no fix; the error quantile is unbounded")
         }

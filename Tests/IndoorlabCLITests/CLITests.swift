@@ -297,10 +297,11 @@ func temporaryDirectory() throws -> URL {
     }
 }
 
-/// README's module graph is the package's: every line names a target and exactly what Package.swift says it uses.
+/// The module graph in docs/architecture.md is the package's: every line names a target and exactly what Package.swift
+/// says it uses.
 @Suite struct ModuleGraphTests {
-    @Test func readmeGraphMatchesPackageSwift() throws {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test func documentedGraphMatchesPackageSwift() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         let package = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
         let block = try #require(readme.components(separatedBy: "<!-- module-graph -->").dropFirst().first?
             .components(separatedBy: "<!-- /module-graph -->").first)
@@ -323,9 +324,9 @@ func temporaryDirectory() throws -> URL {
         }
         declared.removeValue(forKey: "CHeapStats")
         declared.removeValue(forKey: "LocatorExample")
-        #expect(Set(documented.keys) == Set(declared.keys), "modules: README \(documented.keys.sorted()) vs Package.swift \(declared.keys.sorted())")
+        #expect(Set(documented.keys) == Set(declared.keys), "modules: docs/architecture.md \(documented.keys.sorted()) vs Package.swift \(declared.keys.sorted())")
         for (name, uses) in declared {
-            #expect(documented[name] == uses, "\(name): README says \(documented[name]?.sorted() ?? []), Package.swift \(uses.sorted())")
+            #expect(documented[name] == uses, "\(name): docs/architecture.md says \(documented[name]?.sorted() ?? []), Package.swift \(uses.sorted())")
         }
     }
 }
