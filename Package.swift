@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "indoorlab", targets: ["indoorlab"]),
         // The lab's file formats (scenario YAML, recordings, importers) for Swift programs: the fuzz targets in
         // Fuzz/ build on it.
-        .library(name: "IndoorLabFormats", targets: ["LabCore", "LabScenarioIO", "LabSimulation", "LabStore"]),
+        .library(name: "IndoorLabFormats", targets: ["LabCore", "LabScenarioIO", "LabSimulation", "LabResults", "LabStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -38,14 +38,17 @@ let package = Package(
         .target(name: "LocatorEngine", dependencies: ["LabCore"]),
         // The estimator protocol, the registry, one file per estimator, and GSL's solver: epoch -> fix.
         .target(name: "LabEstimators", dependencies: ["LabCore", "LocatorEngine", "CGSL"]),
+        // The results model: an epoch's result, error statistics, scores, the leaderboard, track metrics, the √CRLB map.
+        // Plain records that judging computes, the store writes and reports and plots read.
+        .target(name: "LabResults", dependencies: ["LabCore", "LabEstimators"]),
         // Every file format: recordings in SQLite (GRDB), importers, the CSV scanner, results files.
-        .target(name: "LabStore", dependencies: ["LabCore", "LabSimulation", "LabEstimators", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "LabStore", dependencies: ["LabCore", "LabEstimators", "LabResults", .product(name: "GRDB", package: "GRDB.swift")]),
         // Judging: metrics, the Cramér–Rao bound, the tournament, leaderboard, replay, baselines, calibration.
-        .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabStore", "CGSL"]),
+        .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "CGSL"]),
         // Every figure, over PLplot: results -> plots.
-        .target(name: "LabPlot", dependencies: ["LabCore", "LabEstimators", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
+        .target(name: "LabPlot", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
         // Reports: the lab's tables (plain text and Markdown), the leaderboard's, the results document.
-        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabStore", "LabEvaluation"]),
+        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabEvaluation"]),
         // Beacon-count planner and layout tuner.
         .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
         // The shipped library: the tournament's winner behind a small public API.
@@ -56,7 +59,7 @@ let package = Package(
         .target(name: "LabBench", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "CHeapStats"]),
         // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench", "LabReport",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench", "LabReport", "LabResults",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
@@ -64,15 +67,15 @@ let package = Package(
 
         .testTarget(name: "LabCoreTests", dependencies: ["LabCore", "LabScenarioIO"]),
         .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation"]),
-        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation"]),
-        .testTarget(name: "LabEvaluationTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "IndoorLocatorScenarios"]),
+        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabResults", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation"]),
+        .testTarget(name: "LabEvaluationTests", dependencies: ["LabResults", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "IndoorLocatorScenarios"]),
         .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
         // Expected/ holds the stored outputs the expected-output tests compare with.
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"], exclude: ["Expected"]),
-        .testTarget(name: "LabPlotTests", dependencies: ["LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
-        .testTarget(name: "LabStoreTests", dependencies: ["LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
+        .testTarget(name: "LabPlotTests", dependencies: ["LabResults", "LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
+        .testTarget(name: "LabStoreTests", dependencies: ["LabResults", "LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import LabCore
 import LabEstimators
 import LabStore
+import LabResults
 
 extension BaselineMetric {
     /// The figure in a score; nil when it does not apply (no fixes, no rooms, no exhibits, no looks).

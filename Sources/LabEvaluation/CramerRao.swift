@@ -1,7 +1,7 @@
 import Foundation
 import LabCore
 import LabSimulation
-import LabStore
+import LabResults
 
 /// The Cramér–Rao lower bound of a venue (Patwari et al., IEEE TSP 2003; 2-D), through
 /// ``FisherInformation``: E‖p̂ − p‖² ≥ trace(F⁻¹), with kᵢ independent readings of beacon i and bearings

@@ -1,6 +1,6 @@
 import LabCore
 import LabEstimators
-import LabStore
+import LabResults
 
 /// Runs estimators over epochs and judges each outcome against the truth.
 public struct EpochJudge: Sendable {

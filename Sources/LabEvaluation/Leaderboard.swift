@@ -1,7 +1,7 @@
 import Foundation
 import LabCore
 import LabEstimators
-import LabStore
+import LabResults
 
 extension ScenarioScore {
     /// Scores one estimator's results on one scenario.

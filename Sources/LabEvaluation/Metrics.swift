@@ -1,5 +1,5 @@
 import LabCore
-import LabStore
+import LabResults
 
 extension ErrorStatistics {
     /// Statistics of horizontal errors (metres) of the epochs with a fix, out of `attempts` epochs.

@@ -2,6 +2,7 @@ import Foundation
 import LabCore
 import LabEstimators
 import LabStore
+import LabResults
 
 /// Real recordings in the tournament, each scored under a protocol whose radio model comes from a **different**
 /// part of the data than the one scored — the situation of every deployment, where the phone that meets the

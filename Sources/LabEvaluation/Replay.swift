@@ -2,6 +2,7 @@ import Foundation
 import LabCore
 import LabEstimators
 import LabStore
+import LabResults
 
 /// Runs estimators over a recording's epochs, scores them against its ground truth and its baselines.
 public enum RecordingReplay {

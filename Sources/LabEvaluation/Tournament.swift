@@ -2,7 +2,7 @@ import Foundation
 import LabCore
 import LabSimulation
 import LabEstimators
-import LabStore
+import LabResults
 
 /// Every estimator on every scenario, condition and seed: epochs from each scenario's walks and from static
 /// test points covering its rooms, simulated once per (scenario, condition, seed) and shared by all

@@ -1,7 +1,7 @@
 import Foundation
 import LabCore
 import LabEstimators
-import LabStore
+import LabResults
 
 extension TrackMetrics {
     /// The metrics of one estimator's results on one scenario (grid epochs are ignored).

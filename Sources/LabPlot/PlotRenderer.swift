@@ -1,6 +1,7 @@
 internal import CPLplot
 import Foundation
 import LabCore
+import LabStore
 
 /// A figure could not be written (the directory is not writable, a driver is missing, PLplot wrote nothing).
 public struct PlotError: Error, Sendable, CustomStringConvertible, Equatable {

@@ -3,6 +3,7 @@ import LabCore
 import LabEstimators
 import LabStore
 import LabEvaluation
+import LabResults
 
 /// The lab's standard figures built from saved results (`compare --out`): data in, figure specs out.
 /// Nothing here recomputes a metric; the only model input is the √CRLB field, which the caller computes.

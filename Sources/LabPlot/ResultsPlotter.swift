@@ -1,6 +1,7 @@
 import Foundation
 import LabCore
 import LabStore
+import LabResults
 
 /// Choices for one figure drawn from saved results (the flags of `indoorlab plot`). nil means the default.
 public struct PlotOptions: Sendable {

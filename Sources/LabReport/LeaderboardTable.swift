@@ -2,6 +2,7 @@ import LabCore
 import LabEstimators
 import LabStore
 import LabEvaluation
+import LabResults
 
 /// The tournament's leaderboard as plain-text tables, as `compare` prints them.
 public enum LeaderboardTable {

@@ -3,6 +3,7 @@ import LabCore
 import LabEstimators
 import LabStore
 import LabEvaluation
+import LabResults
 
 /// The tournament's full results as a Markdown document (`compare --report FILE`; `make demo` writes
 /// docs/results.md): the winner, the leaderboard with each condition and real protocol, P75 per scenario, the winner

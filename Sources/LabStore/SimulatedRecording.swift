@@ -1,14 +1,12 @@
 import Foundation
 import LabCore
-import LabSimulation
 
-/// A simulated walk as a recording: what `indoorlab record` writes.
+/// A simulated walk as a recording: what `indoorlab record` writes once the simulator has made the walk's epochs.
 public enum SimulatedRecording {
-    /// The recording of `walk` through `scenario` with `seed`: every reading, heading and step of every epoch, one
-    /// truth sample (source `simulated`) at each epoch's time, and the scenario's YAML when given.
-    public static func make(scenario: Scenario, walk: Walk, seed: UInt64, scenarioYAML: String? = nil,
-                            name: String? = nil, notes: String = "", created: Date = Date()) throws -> Recording {
-        let epochs = try Simulator(scenario: scenario).simulate(walk: walk, seed: seed)
+    /// The recording of `epochs`, simulated along `walk` through `scenario` with `seed`: every reading, heading and step
+    /// of every epoch, one truth sample (source `simulated`) at each epoch's time, and the scenario's YAML when given.
+    public static func make(epochs: [Epoch], scenario: Scenario, walk: Walk, seed: UInt64, scenarioYAML: String? = nil,
+                            name: String? = nil, notes: String = "", created: Date = Date()) -> Recording {
         var rssi: [RSSIReading] = []
         var headings: [HeadingReading] = []
         var steps: [StepReading]? = scenario.pdr == nil ? nil : []

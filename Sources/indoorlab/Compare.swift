@@ -6,6 +6,7 @@ import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 import LabReport
+import LabResults
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(

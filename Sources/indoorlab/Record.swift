@@ -5,6 +5,7 @@ import LabEstimators
 import LabEvaluation
 import LabScenarioIO
 import LabStore
+import LabSimulation
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,7 +58,7 @@ struct Record: ParsableCommand {
             w = s.walks[0]
         }
         let yaml = try? String(contentsOfFile: path, encoding: .utf8)
-        let recording = try SimulatedRecording.make(scenario: s, walk: w, seed: seed.seed, scenarioYAML: yaml, name: name, notes: notes,
+        let recording = SimulatedRecording.make(epochs: try Simulator(scenario: s).simulate(walk: w, seed: seed.seed), scenario: s, walk: w, seed: seed.seed, scenarioYAML: yaml, name: name, notes: notes,
                                                 created: try creationDate())
         let summary = try reportingInputErrors { try RecordingStore.write(recording, to: output) }
         print(RecordingSummaryText.line(summary))

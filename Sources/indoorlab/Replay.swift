@@ -6,6 +6,7 @@ import LabEstimators
 import LabEvaluation
 import LabStore
 import LabReport
+import LabResults
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(

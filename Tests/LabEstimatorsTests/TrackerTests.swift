@@ -7,6 +7,7 @@ import LabScenarioIO
 import LabSimulation
 import LabStore
 import LocatorEngine
+import LabResults
 
 @Suite struct TrackerTests {
     /// The fit's prior rows: their sum of squares is the Mahalanobis distance under the prior's covariance.

@@ -7,6 +7,7 @@ import LabEstimators
 import LabScenarioIO
 import LabStore
 import IndoorLocatorScenarios
+import LabResults
 
 let scenariosDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("Scenarios").path

@@ -8,6 +8,7 @@ import LabEvaluation
 import LabScenarioIO
 import LabStore
 import IndoorLocatorScenarios
+import LabResults
 
 /// The shipped library must be the tournament's winner (its stream, a tracker) and its best snapshot estimator (its
 /// one-scan fix), giving the same fixes on the same epochs.

@@ -7,6 +7,7 @@ import LabEstimators
 import LabStore
 import LabScenarioIO
 import LocatorEngine
+import LabResults
 
 @Suite struct TrackMetricsTests {
     /// Two rooms side by side with a wall between them (a door gap at y 4–6), the walker going from the left room

@@ -5,6 +5,7 @@ import LabEvaluation
 import LabPlot
 import LabScenarioIO
 import LabStore
+import LabResults
 
 /// A small venue and a small saved result, built in code and written like `compare --out` writes them.
 enum Fixture {

@@ -6,6 +6,7 @@ import LabEvaluation
 @testable import LabPlot
 import LabScenarioIO
 import LabStore
+import LabResults
 
 @Suite struct StandardFigureTests {
     /// Text each kind must carry in its SVG: axis labels with units, legend entries, title parts.

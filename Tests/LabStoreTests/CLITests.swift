@@ -6,6 +6,7 @@ import LabSimulation
 import Testing
 @testable import LabStore
 import LabScenarioIO
+import LabResults
 
 /// The commands as a script or CI job runs them: exit codes, messages, files left behind.
 @Suite(.enabled(if: haveBinary, "needs the indoorlab binary (swift build)"), .serialized) struct StoreCLITests {

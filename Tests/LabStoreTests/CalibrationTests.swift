@@ -28,7 +28,7 @@ import LabEvaluation
     /// recording nothing could open again).
     @Test func aFitThatIsNoPathLossModelIsRefused() throws {
         let s = try scenario("open-hall")
-        var r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        var r = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 11)
         r.rssi = r.rssi.map { RSSIReading(beacon: $0.beacon, t: $0.t, rssi: -160 - $0.rssi) }
         #expect {
             _ = try Calibration(r, perBeacon: true)
@@ -50,7 +50,7 @@ import LabEvaluation
     /// standard errors, up to the small bias of the −100 dBm sensitivity cut and whole-dBm rounding.
     @Test func aSimulatedRecordingCalibratesToItsScenario() throws {
         let s = try scenario("open-hall")
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        let r = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 11)
         let c = try Calibration(r, perBeacon: true)
         #expect(!c.threeDimensional)
         #expect(c.global.samples == r.rssi.count)
@@ -110,7 +110,7 @@ import LabEvaluation
         var s = try scenario("open-hall")
         s.radio.sensitivity = -80
         s.radio.quantize = true
-        let simulated = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 12)
+        let simulated = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 12)
         #expect(simulated.rssi.map(\.rssi).min() == -80, "the simulator rounds, then drops what is below −80")
         #expect(try Calibration(simulated, perBeacon: true).floor == nil)
         var r = simulated
@@ -146,11 +146,11 @@ import LabEvaluation
     /// to, and `--apply` stores it (schema v4). A fit file naming an impossible dropout is refused with its field.
     @Test func theFitMeasuresTheWindowDropout() throws {
         var s = try scenario("open-hall")
-        let plain = try Calibration(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
+        let plain = try Calibration(try simulatedRecording(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
         let none = try #require(plain.dropout)
         #expect(none.rate == 0 && none.pairs >= Calibration.Dropout.minimumWindows, "\(none)")
         s.radio.dropout = 0.3
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11)
+        let r = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 11)
         let c = try Calibration(r, perBeacon: true)
         let d = try #require(c.dropout)
         let se = (0.3 * 0.7 / Double(d.pairs)).squareRoot()
@@ -179,7 +179,7 @@ import LabEvaluation
     /// model error to find: under 0.5 dB, and σ within windows is the scenario's.
     @Test func anIdealRecordingHasNoModelError() throws {
         let s = try scenario("open-hall")
-        let c = try Calibration(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
+        let c = try Calibration(try simulatedRecording(scenario: s, walk: s.walks[0], seed: 11), perBeacon: true)
         let w = try #require(c.windowSplit)
         #expect(w.modelError < 0.5, "σ_m \(w.modelError)")
         #expect(abs(w.withinSigma - s.radio.sigma) < 0.3, "σ within \(w.withinSigma)")
@@ -218,7 +218,7 @@ import LabEvaluation
     func esocOfficeWithItsWallsLossesUnknown() throws -> (Scenario, Recording, Recording) {
         var s = try scenario("esoc-office")
         s.radio.sensitivity = -200
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 5)
+        let r = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 5)
         var unknown = r
         for i in unknown.venue.walls.indices { unknown.venue.walls[i].loss = 0 }
         return (s, r, unknown)

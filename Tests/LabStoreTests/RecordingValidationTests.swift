@@ -159,7 +159,7 @@ import GRDB
         let dir = try temporaryDirectory("nul")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let s = try scenario("museum-gallery")
-        let good = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1)
+        let good = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 1)
         var badBeacon = good
         badBeacon.venue.beacons[2].id = "g1\u{0}x"
         var badRoom = good

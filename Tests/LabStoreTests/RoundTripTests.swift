@@ -6,6 +6,7 @@ import LabSimulation
 import Testing
 @testable import LabStore
 import LabScenarioIO
+import LabResults
 
 /// record → replay gives exactly what `compare` computes for the same scenario, walk and seed.
 @Suite struct RoundTripTests {
@@ -19,7 +20,7 @@ import LabScenarioIO
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/r.sqlite"
-        try RecordingStore.write(SimulatedRecording.make(scenario: s, walk: walk, seed: seed, scenarioYAML: try scenarioText(name)), to: path)
+        try RecordingStore.write(simulatedRecording(scenario: s, walk: walk, seed: seed, scenarioYAML: try scenarioText(name)), to: path)
         let recording = try RecordingStore.read(path: path)
 
         // The epochs come back as the simulator made them (the QR checkpoint marker is not stored).
@@ -51,7 +52,7 @@ import LabScenarioIO
     @Test func everyStoredFieldReadsBack() throws {
         var s = try scenario("killian-court")
         s.pdr = PDRModel()
-        let r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 9, scenarioYAML: "name: x", notes: "a note",
+        let r = try simulatedRecording(scenario: s, walk: s.walks[0], seed: 9, scenarioYAML: "name: x", notes: "a note",
                                         created: Date(timeIntervalSince1970: 1_700_000_000))
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -9,7 +9,7 @@ import LabScenarioIO
 @Suite struct StoreTests {
     func smallRecording() throws -> Recording {
         let s = try scenario("open-hall")
-        return try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1)
+        return try simulatedRecording(scenario: s, walk: s.walks[0], seed: 1)
     }
 
     func expectInputError(_ path: String, containing text: String, _ body: () throws -> Void) {
@@ -191,7 +191,7 @@ enum GRDBFixture {
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let s = try scenario("open-hall")
         let source = dir + "/foreign-source.sqlite"
-        try RecordingStore.write(SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: source)
+        try RecordingStore.write(simulatedRecording(scenario: s, walk: s.walks[0], seed: 1), to: source)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
         try FileManager.default.removeItem(atPath: source)
         bytes.replaceSubrange(68..<72, with: [0, 0, 0, 0])

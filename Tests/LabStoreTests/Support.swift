@@ -3,6 +3,7 @@ import LabCore
 import Testing
 import LabScenarioIO
 import LabEvaluation
+import LabSimulation
 @testable import LabStore
 
 /// The package root (Tests/LabStoreTests/Support.swift → three levels up).
@@ -80,6 +81,13 @@ func writeLabCSV(_ dir: String, readings: String? = nil, beacons: String? = nil,
 func simulatedRecording(in dir: String, scenario scenarioName: String = "open-hall", name: String = "r.sqlite") throws -> String {
     let path = dir + "/" + name
     let s = try scenario(scenarioName)
-    try RecordingStore.write(try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1), to: path)
+    try RecordingStore.write(try simulatedRecording(scenario: s, walk: s.walks[0], seed: 1), to: path)
     return path
+}
+
+/// The recording `indoorlab record` makes: the simulator's epochs of `walk` stored as a recording.
+func simulatedRecording(scenario: Scenario, walk: Walk, seed: UInt64, scenarioYAML: String? = nil, name: String? = nil,
+                        notes: String = "", created: Date = Date()) throws -> Recording {
+    SimulatedRecording.make(epochs: try Simulator(scenario: scenario).simulate(walk: walk, seed: seed), scenario: scenario, walk: walk,
+                            seed: seed, scenarioYAML: scenarioYAML, name: name, notes: notes, created: created)
 }

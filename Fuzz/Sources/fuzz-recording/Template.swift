@@ -3,6 +3,7 @@ import FuzzSupport
 import GRDB
 import LabCore
 import LabScenarioIO
+import LabSimulation
 import LabStore
 
 /// A small valid recording (museum-gallery's first walk, seed 1, cut to 60 readings, 8 truth and 8 heading
@@ -17,7 +18,7 @@ final class Template: @unchecked Sendable {
     private init() {
         do {
             let s = try BundledScenarios.load("museum-gallery")
-            var r = try SimulatedRecording.make(scenario: s, walk: s.walks[0], seed: 1, created: Date(timeIntervalSince1970: 1.8e9))
+            var r = SimulatedRecording.make(epochs: try Simulator(scenario: s).simulate(walk: s.walks[0], seed: 1), scenario: s, walk: s.walks[0], seed: 1, created: Date(timeIntervalSince1970: 1.8e9))
             r.rssi = Array(r.rssi.prefix(60)); r.truth = Array(r.truth.prefix(8)); r.headings = Array(r.headings.prefix(8))
             r.steps = r.steps.map { Array($0.prefix(12)) }   // museum-gallery's phone reports steps: the step table gets edits too
             let path = Scratch.root + "/template.sqlite"
