@@ -46,9 +46,10 @@ let package = Package(
         // Judging: metrics, the Cramér–Rao bound, the tournament, leaderboard, replay, baselines, calibration.
         .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "CGSL"]),
         // Every figure, over PLplot: results -> plots.
-        .target(name: "LabPlot", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
-        // Reports: the lab's tables (plain text and Markdown), the leaderboard's, the results document.
-        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabEvaluation"]),
+        .target(name: "LabPlot", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
+        // Reports: what the tool prints and the documents it writes (tables in plain text and Markdown, the JSON reports,
+        // the results document): results -> text.
+        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning"]),
         // Beacon-count planner and layout tuner.
         .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
         // The shipped library: the tournament's winner behind a small public API.

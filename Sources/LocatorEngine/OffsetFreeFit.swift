@@ -450,10 +450,10 @@ package final class OffsetFreeFit {
             var changed = false
             let model = problem.model
             for i in 0..<problem.rssiCount {
-                let u = abs(model.standardisedRSSIResidual(i, at: sol) * problem.sigma * problem.bweight[i])
+                let u = abs(model.standardisedRSSIResidual(i, at: sol) * problem.sigma * problem.heard.weight[i])
                 let w = u > OffsetFreeFit.huberK ? (OffsetFreeFit.huberK / u).squareRoot() : 1
-                if abs(w - problem.brobust[i]) > 1e-3 { changed = true }
-                problem.brobust[i] = w
+                if abs(w - problem.heard.robustWeight[i]) > 1e-3 { changed = true }
+                problem.heard.robustWeight[i] = w
             }
             guard changed, case .success(let next) = problem.solve(from: sol.position, offset: sol.offset) else { break }
             sol = next

@@ -47,8 +47,9 @@ package struct ProfiledCost {
             var ex = Quad(), ey = Quad(), dz2 = Quad(repeating: 1), mean = Quad(), rssi = Quad(), w = Quad()
             for l in 0..<4 where 4 * g + l < n {
                 let i = 4 * g + l
-                ex[l] = Float(model.bx[i] - origin.x); ey[l] = Float(model.by[i] - origin.y); dz2[l] = Float(model.bdz[i] * model.bdz[i])
-                mean[l] = Float(model.bp0[i] + delta); rssi[l] = Float(model.brssi[i]); w[l] = Float(model.bweight[i] * model.brobust[i])
+                let heard = model.heard
+                ex[l] = Float(heard.x[i] - origin.x); ey[l] = Float(heard.y[i] - origin.y); dz2[l] = Float(heard.heightOffset[i] * heard.heightOffset[i])
+                mean[l] = Float(heard.p0[i] + delta); rssi[l] = Float(heard.rssi[i]); w[l] = Float(heard.weight[i] * heard.robustWeight[i])
             }
             let t = storage + 6 * g
             t[0] = ex; t[1] = ey; t[2] = dz2; t[3] = mean; t[4] = rssi; t[5] = w
@@ -95,7 +96,7 @@ package struct ProfiledCost {
         var loss = Quad()
         for l in 0..<4 where 4 * g + l < model.rssiCount {
             let i = 4 * g + l
-            loss[l] = Float(model.wallLoss(from: Point(model.bx[i], model.by[i]), to: p, fan: model.bfan[i]))
+            loss[l] = Float(model.wallLoss(from: Point(model.heard.x[i], model.heard.y[i]), to: p, fan: model.heard.fan[i]))
         }
         return loss
     }
@@ -129,8 +130,8 @@ extension FixModel {
         let raised = delta + 1
         if domain == .range {
             for i in 0..<rssiCount {
-                let dx = x - bx[i], dy = y - by[i]
-                let d2 = max(dx * dx + dy * dy + bdz[i] * bdz[i], 1e-12)
+                let dx = x - heard.x[i], dy = y - heard.y[i]
+                let d2 = max(dx * dx + dy * dy + heard.heightOffset[i] * heard.heightOffset[i], 1e-12)
                 let r = rangeDomainResidual(i, d2: d2)
                 add(r, r)
             }
@@ -140,8 +141,8 @@ extension FixModel {
             add(r, r)
         }
         for c in 0..<censoredCount {
-            let r0 = censored(c, x: x, y: y, delta: delta).r
-            add(r0, profiles ? censored(c, x: x, y: y, delta: raised).r : r0)
+            let r0 = censoredTerm(c, x: x, y: y, delta: delta).r
+            add(r0, profiles ? censoredTerm(c, x: x, y: y, delta: raised).r : r0)
         }
         for b in 0..<bearingCount {
             let r = bearingResidual(b, x: x, y: y)

@@ -588,12 +588,12 @@ extension JacobianTests {
         let grow = (sigma * sigma / Double(k) + modelError * modelError) / (sigma * sigma / Double(k))
         let a = try #require(without.covariance), b = try #require(with.covariance)
         for (x, y) in [(a.xx, b.xx), (a.xy, b.xy), (a.yy, b.yy)] { #expect(abs(y - grow * x) <= 1e-6 * abs(grow * x) + 1e-12) }
-        #expect(abs(problem.bweight[0] - 1 / (sigma * sigma / Double(k) + modelError * modelError).squareRoot()) < 1e-12)
+        #expect(abs(problem.heard.weight[0] - 1 / (sigma * sigma / Double(k) + modelError * modelError).squareRoot()) < 1e-12)
         // Unequal counts: 100 readings against 10.
         let (uneven, _) = try fit(modelError, counts: [100, 10, 10, 10, 10])
-        #expect(uneven.bweight[0] / uneven.bweight[1] < 1.1)
+        #expect(uneven.heard.weight[0] / uneven.heard.weight[1] < 1.1)
         let (plain, _) = try fit(0, counts: [100, 10, 10, 10, 10])
-        #expect(abs(plain.bweight[0] / plain.bweight[1] - 10.0.squareRoot()) < 1e-9)
+        #expect(abs(plain.heard.weight[0] / plain.heard.weight[1] - 10.0.squareRoot()) < 1e-9)
     }
 
     /// Under correlated shadowing a window's readings share one draw: k counts as 1 with or without a model error.
@@ -601,7 +601,7 @@ extension JacobianTests {
         let venue = makeVenue(square, radio: RadioModel(sigma: 4, correlationDistance: 3, modelError: 3))
         let problem = FixProblem(venue: venue, domain: .rssi)
         problem.addRSSI(position: square[0], heightOffset: 0, p0: -59, rssi: -70, count: 40)
-        #expect(abs(problem.bweight[0] - 1 / 5.0) < 1e-12)
+        #expect(abs(problem.heard.weight[0] - 1 / 5.0) < 1e-12)
     }
 }
 
