@@ -33,6 +33,33 @@ extension Leaderboard {
         overall.first { $0.eligible && !$0.estimator.inputs.uses.contains(.motion) }?.estimator
     }
 
+    /// Why an estimator may not win: the first clause of the winner rule (``ruleText``) it fails.
+    public enum Ineligibility: Equatable, Sendable {
+        /// An offline smoother: it uses later scans, which no live app has.
+        case offline
+        /// It collapsed on these real protocols.
+        case collapses(on: [String])
+        /// Its availability in `scenario` (its lowest) is under ``availabilityThreshold``, and so it is in `more` other
+        /// scenarios.
+        case unavailable(scenario: String, availability: Double, more: Int)
+        /// It has no P75 in these scenarios.
+        case noP75(in: [String])
+    }
+
+    /// Why `o` may not win (nil when it is eligible).
+    public func ineligibility(of o: Overall) -> Ineligibility? {
+        if o.eligible { return nil }
+        if o.estimator.inputs.offline { return .offline }
+        if !o.collapsedOn.isEmpty { return .collapses(on: o.collapsedOn) }
+        let mine = scores.filter { $0.estimator == o.estimator }
+        if let worst = mine.min(by: { $0.stats.availability < $1.stats.availability }),
+           worst.stats.availability < Self.availabilityThreshold {
+            let more = mine.filter { $0.stats.availability < Self.availabilityThreshold }.count - 1
+            return .unavailable(scenario: worst.scenario, availability: worst.stats.availability, more: more)
+        }
+        return .noP75(in: mine.filter { !$0.stats.p75.isFinite }.map(\.scenario))
+    }
+
     /// Availability an estimator needs in every scenario to be eligible to win.
     public static let availabilityThreshold = 0.9
     /// On a real protocol, a mean error beyond this many times the best baseline's is a collapse.

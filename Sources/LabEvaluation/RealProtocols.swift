@@ -171,3 +171,37 @@ extension Recording {
         return (part(0, "-even"), part(1, "-odd"))
     }
 }
+
+/// The real datasets' protocols of one tournament (`compare --real DIR`): the protocols it scores, and the matched
+/// references (the same scans scored with a model fitted on themselves), which are printed beside them but are not
+/// part of the winner rule.
+public struct RealProtocolSet: Sendable {
+    /// The protocols the tournament scores.
+    public var scored: [RealProtocol]
+    /// The matched references.
+    public var matched: [RealProtocol]
+
+    /// The bundled protocols of the datasets in `datasets`, imported through a scratch folder of their own, removed after.
+    public init(datasets: String) throws {
+        let scratch = NSTemporaryDirectory() + "indoorlab-real-\(ProcessInfo.processInfo.processIdentifier)"
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        let all = try RealProtocols.bundled(datasets: datasets, scratch: scratch, includeMatched: true)
+        scored = all.filter { !$0.matched }
+        matched = all.filter(\.matched)
+    }
+
+    /// Every estimator of `estimators` on every protocol: those that draw random numbers once per seed of `seeds`,
+    /// the others once (``RealProtocol/run(estimators:seeds:)``). `progress` hears each scored protocol's name as it
+    /// starts.
+    public func run(estimators: [EstimatorKind], seeds: [UInt64], progress: (String) -> Void = { _ in })
+        throws -> (results: [EpochResult], references: [(name: String, results: [EpochResult])]) {
+        let references = try matched.map { (name: $0.name, results: try $0.run(estimators: estimators, seeds: seeds)) }
+        var results: [EpochResult] = []
+        for p in scored {
+            progress(p.name)
+            results += try p.run(estimators: estimators, seeds: seeds)
+        }
+        return (results, references)
+    }
+}

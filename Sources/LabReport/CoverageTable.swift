@@ -78,3 +78,15 @@ public struct CoverageTable {
         """ + tables.map { "\n" + $0.markdown() }.joined()
     }
 }
+
+/// What `coverage --json` prints.
+public struct CoverageReport: Encodable {
+    var estimator: String
+    var level: Double
+    var seeds: [UInt64]
+    var rows: [CoverageRow]
+
+    public init(estimator: String, level: Double, seeds: [UInt64], rows: [CoverageRow]) {
+        self.estimator = estimator; self.level = level; self.seeds = seeds; self.rows = rows
+    }
+}

@@ -7,10 +7,10 @@ import LabResults
 /// The tournament's leaderboard as plain-text tables, as `compare` prints them.
 public enum LeaderboardTable {
     /// A figure in metres to two decimals, or a dash when there is none.
-    public static func m(_ v: Double) -> String { v.isFinite ? Format.fixed(v, 2) : "—" }
+    public static func m(_ v: Double) -> String { Figures.metres(v) }
 
     public static func render(_ b: Leaderboard) -> String {
-        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 0) + "%" } ?? "—" }
+        func pct(_ v: Double?) -> String { Figures.percent(v, digits: 0) }
         let cols = ["estimator", "avail", "mean", "CE50", "P75", "P90", "CE95", "RMSE", "max", "room", "exhibit", "frieze", "√CRLB", "eff"]
         var out = ""
         for s in b.scenarios {
@@ -42,24 +42,22 @@ public enum LeaderboardTable {
 
     /// The leaderboard's "eligible" column: yes, or why not (the winner rule's first clause it fails).
     public static func eligibility(_ o: Leaderboard.Overall, in b: Leaderboard) -> String {
-        if o.eligible { return "yes" }
-        if o.estimator.inputs.offline { return "no: offline (uses later scans)" }
-        if !o.collapsedOn.isEmpty { return "no: collapses on \(o.collapsedOn.joined(separator: ", "))" }
-        let mine = b.scores.filter { $0.estimator == o.estimator }
-        if let worst = mine.min(by: { $0.stats.availability < $1.stats.availability }),
-           worst.stats.availability < Leaderboard.availabilityThreshold {
-            let more = mine.filter { $0.stats.availability < Leaderboard.availabilityThreshold }.count - 1
-            return "no: \(Format.fixed(worst.stats.availability * 100, 1))% available in \(worst.scenario)\(more > 0 ? " and \(more) more" : "")"
+        switch b.ineligibility(of: o) {
+        case nil: return "yes"
+        case .offline: return "no: offline (uses later scans)"
+        case .collapses(let protocols): return "no: collapses on \(protocols.joined(separator: ", "))"
+        case .unavailable(let scenario, let availability, let more):
+            return "no: \(Format.fixed(availability * 100, 1))% available in \(scenario)\(more > 0 ? " and \(more) more" : "")"
                 + " (needs \(Format.fixed(Leaderboard.availabilityThreshold * 100, 0))%)"
+        case .noP75(let scenarios): return "no: no P75 in \(scenarios.joined(separator: ", "))"
         }
-        return "no: no P75 in \(mine.filter { !$0.stats.p75.isFinite }.map(\.scenario).joined(separator: ", "))"
     }
 
     /// The walks' table per scenario: errors on walk epochs only, the posterior bound, and how the fixes move; then
     /// the best tracker against the best snapshot estimator.
     public static func tracking(_ scores: [TrackScore]) -> String {
-        func m(_ v: Double?) -> String { v.map { $0.isFinite ? Format.fixed($0, 2) : "—" } ?? "—" }
-        func pct(_ v: Double?) -> String { v.map { Format.fixed($0 * 100, 1) + "%" } ?? "—" }
+        let m = Figures.metres
+        func pct(_ v: Double?) -> String { Figures.percent(v, digits: 1) }
         var out = "\nwalks: errors on walk epochs only (m), the posterior bound (√PCRB, m; eff = RMSE/√PCRB), wall crossings between consecutive fixes, room-entry delay (s; missed entries), jitter standing still (m), time to first fix (s)\n"
         var scenarios: [String] = []
         for s in scores where !scenarios.contains(s.scenario) { scenarios.append(s.scenario) }

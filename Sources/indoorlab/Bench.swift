@@ -12,6 +12,7 @@ import LabReport
 /// The lab's benchmark: prints throughput figures; never asserts a time.
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure the lab's speed: simulation, every estimator, IndoorLocator, the tournament, import.",
         discussion: "Single-core figures unless the name says \"N cores\" (least-squares and offset-free are also timed with one estimator per core, and IndoorLocator with a locator per core: their throughput targets sit there); each the median of --rounds rounds, with the slowest and fastest round.\n\nExample: indoorlab bench --json\n\nTo count a figure's instructions, give it a fixed amount of work: valgrind --tool=callgrind indoorlab bench --only locator --figure 'IndoorLocator fixes/s' --work 3000 --rounds 1 (docs/speed.md).")
 

@@ -6,10 +6,12 @@ import LabScenarioIO
 import LabEstimators
 import LabEvaluation
 import LabReport
+import LabPlot
 import LabResults
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "compare",
         abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
         discussion: """
         Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter, particle-smoother) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs, the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
@@ -134,25 +136,20 @@ struct Compare: ParsableCommand {
         var protocols: [RealProtocol] = []
         var references: [(name: String, results: [EpochResult])] = []
         if let real {
-            let scratch = NSTemporaryDirectory() + "indoorlab-real-\(ProcessInfo.processInfo.processIdentifier)"
-            defer { try? FileManager.default.removeItem(atPath: scratch) }
-            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            let all = try reportingInputErrors { try RealProtocols.bundled(datasets: real, scratch: scratch, includeMatched: true) }
-            protocols = all.filter { !$0.matched }
-            if let clash = protocols.first(where: { labels.contains($0.name) }) {
+            let set = try reportingInputErrors { try RealProtocolSet(datasets: real) }
+            if let clash = set.scored.first(where: { labels.contains($0.name) }) {
                 throw ValidationError("a scenario is named '\(clash.name)', as a real protocol of --real is: results are kept by name, so rename the scenario")
             }
-            for p in all where p.matched { references.append((p.name, try reportingInputErrors { try p.run(estimators: estimators, seeds: seedList) })) }
-            guard !protocols.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
+            guard !set.scored.isEmpty else { throw ValidationError("--real \(real): found neither uji-ble-geo nor danis-ble-tracks there") }
             if !estimators.contains(where: Leaderboard.baselines.contains) {
-                FileHandle.standardError.write(Data("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped\n".utf8))
+                printError("compare: no baseline among --estimators (\(Leaderboard.baselines.map(\.rawValue).joined(separator: ", "))): the collapse test on real protocols is skipped")
             }
-            for p in protocols {
-                progress.note("real protocol \(p.name)")
-                results += try reportingInputErrors { try p.run(estimators: estimators, seeds: seedList) }
-                labels.append(p.name)
-            }
+            let scored = try reportingInputErrors { try set.run(estimators: estimators, seeds: seedList) { progress.note("real protocol \($0)") } }
             progress.clear()
+            protocols = set.scored
+            references = scored.references
+            results += scored.results
+            labels += protocols.map(\.name)
         }
         let elapsed = Date().timeIntervalSince(start)
         let venues = Dictionary(uniqueKeysWithValues: loaded.flatMap { s in conditions.map { ($0.label(s.name), Venue(s, condition: $0)) } })

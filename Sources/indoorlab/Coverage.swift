@@ -8,6 +8,7 @@ import LabReport
 
 struct Coverage: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "coverage",
         abstract: "Check the stated uncertainty: how often the 95% ellipse holds the truth.",
         discussion: """
         Runs an estimator (default: offset-learning, the library's one-scan fix; particle-filter is the library's stream) over the tournament's epochs of each scenario, in each condition, with independent shadowing and with correlated shadowing (--correlation metres, Gudmundson), and counts the fixes whose 95% ellipse contains the true position. An honest ellipse holds it in about 95% of fixes; the IndoorLocator library's target is 93–97%. "on walks" is the share among the fixes on walks (a tracker's own ellipses; on a static point, a new track, a tracker states its first scan's posterior). "walk misses across a wall" is the share of the walk fixes outside their ellipse that have a wall between them and the truth: a track on the wrong side of a wall, which no scaling of a covariance mends. The last column is the factor the stated covariances would need for exactly 95%.
@@ -102,11 +103,4 @@ struct Coverage: ParsableCommand {
         if correlation != UncertaintyCoverage.defaultCorrelationDistance { words.append("--correlation \(Format.number(correlation))") }
         return words.joined(separator: " ")
     }
-}
-
-struct CoverageReport: Encodable {
-    var estimator: String
-    var level: Double
-    var seeds: [UInt64]
-    var rows: [CoverageRow]
 }

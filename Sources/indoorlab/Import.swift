@@ -5,9 +5,11 @@ import LabEstimators
 import LabEvaluation
 import LabScenarioIO
 import LabStore
+import LabReport
 
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "import",
         abstract: "Import recorded readings (the lab's CSV, the UJI or the Daniş dataset) into a new recording.",
         discussion: """
         Formats (docs/recordings.md has the details):

@@ -6,7 +6,7 @@ struct IndoorLab: ParsableCommand {
     /// Runs the command; input errors anywhere (a file, a line, a field) print cleanly and exit 2.
     static func main() {
         // An unknown command gets a suggestion ("simualte" → simulate), not just "unexpected argument".
-        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
         if let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-"), !names.contains(first) {
             printError("error: unknown command '\(first)'\(didYouMean(first, among: names)); commands: \(names.dropLast().joined(separator: ", ")) (see indoorlab --help)")
             exit(withError: ExitCode(64))
@@ -22,7 +22,7 @@ struct IndoorLab: ParsableCommand {
             // A usage error found while running (two scenarios with one name, a --real without datasets): that
             // command's usage, as for one found while parsing.
             let sub = type(of: command)
-            printError("Error: \(e.message)\nUsage: \(usageString(for: sub))\n  See 'indoorlab \(sub._commandName) --help' for more information.")
+            printError("Error: \(e.message)\nUsage: \(usageString(for: sub))\n  See 'indoorlab \(sub.configuration.commandName ?? "") --help' for more information.")
             exit(withError: ExitCode.validationFailure)
         } catch {
             exit(withError: error)

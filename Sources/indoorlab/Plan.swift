@@ -11,6 +11,7 @@ import LabReport
 
 struct Plan: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "plan",
         abstract: "Find the fewest beacons, and their places, that reach a P90 error target over the rooms.",
         discussion: """
         Searches with the Cramér–Rao bound (predicted P90 = 1.517·√CRLB per point), then confirms each promising layout by simulation with the library's one-scan fix (\(EstimatorKind.shipped.rawValue), the best snapshot estimator: each test point is one scan; the tournament's winner, the particle filter, tracks walks). The area P90 is the --coverage quantile of the per-point P90 errors: the target is met on that share of the rooms exactly when it is ≤ the target. The scenario's own beacons are ignored; its walls, rooms and radio are used.
@@ -103,33 +104,14 @@ struct Plan: ParsableCommand {
         succeeded = true
 
         if json {
-            // No run time: the same inputs give the same JSON (the text ends with it).
-            struct Out: Encodable { var scenario: String; var met: Bool; var beacons: Int; var result: Planner.Result; var plots: [String] }
-            try writeOutput(jsonString(Out(scenario: s.name, met: result.met, beacons: result.chosen.count, result: result, plots: figures)), to: nil)
+            try writeOutput(jsonString(PlanReport.JSON(scenario: s.name, result: result, plots: figures)), to: nil)
         } else {
-            print("\(s.name): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") (\(mount.rawValue))")
-            var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
-            for st in result.steps {
-                rows.append(["\(st.count)", metresOrNoFix(st.predicted.areaQuantile), pct(st.predicted.coverage),
-                             st.simulated.map { metresOrNoFix($0.areaQuantile) } ?? "—", st.simulated.map { pct($0.coverage) } ?? "—"])
-            }
-            print(TextTable.render(rows), terminator: "")
-            let c = result.chosen
-            if result.met {
-                print("target met: \(c.count) beacons give P90 ≤ \(Format.metres(targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(draws) draws per point); \(c.count - 1) did not")
-            } else {
-                let most = min(maxBeacons, result.candidates)
-                print("target NOT met: P90 ≤ \(Format.metres(targetP90)) m on \(pct(coverage)) of the walkable area is out of reach up to \(most) beacon\(most == 1 ? "" : "s")"
-                      + (result.candidates < maxBeacons ? " (only \(result.candidates) candidate position\(result.candidates == 1 ? "" : "s") at --candidate-spacing \(Format.number(candidateSpacing)) m)." : "."))
-                print("best found: \(c.count) beacons, area P90 \(metresOrNoFix(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))")
-            }
+            print(PlanReport.text(scenario: s.name, result: result, options: o), terminator: "")
             let scenarioNote = output.map { written ? "; scenario written to \($0)" : "; no beacons placed, so \($0) was not written" } ?? ""
             print(String(format: "%.1f s", elapsed) + scenarioNote + (figures.isEmpty ? "" : "; plots: \(figures.joined(separator: ", "))"))
         }
         if !result.met { throw ExitCode(1) }
     }
-
-    func pct(_ v: Double) -> String { Format.fixed(v * 100, 0) + "%" }
 }
 
 extension Mount: ExpressibleByArgument {}

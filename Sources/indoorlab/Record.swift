@@ -6,9 +6,11 @@ import LabEvaluation
 import LabScenarioIO
 import LabStore
 import LabSimulation
+import LabReport
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "record",
         abstract: "Simulate a walk and store it as a recording (SQLite) for replay.",
         discussion: """
         The recording holds the scenario's venue (radio model, bounds, beacons, landmarks, rooms), the scenario YAML, every RSSI and heading sample, and one ground-truth sample per scan window (source: simulated).
@@ -62,12 +64,5 @@ struct Record: ParsableCommand {
                                                 created: try creationDate())
         let summary = try reportingInputErrors { try RecordingStore.write(recording, to: output) }
         print(RecordingSummaryText.line(summary))
-    }
-}
-
-enum RecordingSummaryText {
-    static func line(_ s: RecordingSummary) -> String {
-        "\(s.path): recording '\(s.name)': \(counted(s.beacons, "beacon")), \(counted(s.rssiSamples, "RSSI sample")), \(counted(s.headingSamples, "heading")), "
-            + (s.stepSamples > 0 ? "\(counted(s.stepSamples, "step")), " : "") + "\(counted(s.truthSamples, "truth sample")), \(Format.fixed(s.duration, 1)) s"
     }
 }

@@ -100,7 +100,6 @@ func samePath(_ a: String, _ b: String) -> Bool {
 
 /// An error quantile in metres for plan and tune; +∞ (more than the quantile's share of points, or of a point's
 /// scans, got no fix) reads "no fix".
-func metresOrNoFix(_ v: Double) -> String { v.isFinite ? Format.metres(v) + " m" : "no fix" }
 
 /// Refuses, before any work, an output that is one of the command's inputs or cannot name a file.
 func checkOutput(_ path: String?, inputs: [String]) throws {

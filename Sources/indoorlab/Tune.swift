@@ -10,6 +10,7 @@ import LabReport
 
 struct Tune: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "tune",
         abstract: "Move a scenario's beacons along their mounts to lower the error; report before and after.",
         discussion: """
         Beacons within 1 m of a wall or room edge slide along it; others move within 4 m. The search uses the Cramér–Rao bound; the result is checked by simulation with the library's one-scan fix (\(EstimatorKind.shipped.rawValue), the best snapshot estimator: each test point is one scan), and if the simulated area P90 got worse the original layout is kept (and the output says so).
@@ -72,24 +73,7 @@ struct Tune: ParsableCommand {
             try writeOutput(jsonString(result), to: nil)
             return
         }
-        let m = metresOrNoFix
-        let rows = [["", "predicted area P90", "predicted median P90", "simulated area P90", "simulated median P90"],
-                    ["before", m(result.before.predicted.areaQuantile), m(result.before.predicted.medianP90), m(result.before.simulated.areaQuantile), m(result.before.simulated.medianP90)],
-                    ["after", m(result.after.predicted.areaQuantile), m(result.after.predicted.medianP90), m(result.after.simulated.areaQuantile), m(result.after.simulated.medianP90)]]
-            + (result.rejected.map { r in [["tried", m(r.predicted.areaQuantile), m(r.predicted.medianP90), m(r.simulated.areaQuantile), m(r.simulated.medianP90)]] } ?? [])
-        print("\(s.name): area P90 = P90 error reached on 90% of the walkable points")
-        print(TextTable.render(rows), terminator: "")
-        if rows.joined().contains("no fix") {
-            print("no fix: more than 10% of the points (or of a point's scans) get no fix; the error quantile is unbounded")
-        }
-        if result.reverted {
-            print("kept the original layout: the tried layout (\(result.rejectedMoves.count) beacons moved) lowered the predicted error but simulated worse")
-            for mv in result.rejectedMoves { print("  tried \(mv.beacon): \(mv.from) → \(mv.to)") }
-        } else if result.moves.isEmpty {
-            print("no move lowers the predicted error: the layout is already locally optimal")
-        } else {
-            for mv in result.moves { print("  \(mv.beacon): \(mv.from) → \(mv.to)  (\(Format.metres(mv.from.distance(to: mv.to))) m)") }
-        }
+        print(TuneReport.text(scenario: s.name, result: result), terminator: "")
         if let output { print("scenario written to \(output)") }
     }
 }

@@ -7,6 +7,7 @@ import LabScenarioIO
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check scenario files and report every problem with file, line and field path.",
         discussion: "Exit code 0 when all files are valid, 2 otherwise. With --json, each file gives {file, valid, errors, summary}, each error {file, line, column, field, message} (keys absent when unknown). Example: indoorlab validate Scenarios/*.yaml")
 
