@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Whole standard output of `plan`, `tune` and `plot`, compared with a stored expectation, as
-/// swift-argument-parser tests its examples. Durations ("0.6 s") are the only thing masked.
+/// Whole standard output of every command (here `plan`, `tune` and `plot`; the others and every `--help` in
+/// EveryCommandOutputTests.swift), compared with a stored expectation, as swift-argument-parser tests its examples.
+/// Durations ("0.6 s") are masked, and each test masks what else is a timing.
 ///
 /// After an intended change of output, regenerate the expectations and review the diff:
 ///
