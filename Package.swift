@@ -67,16 +67,21 @@ let package = Package(
         .executableTarget(name: "LocatorExample", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"], path: "Examples/LocatorExample"),
 
         .testTarget(name: "LabCoreTests", dependencies: ["LabCore", "LabScenarioIO"]),
+        .testTarget(name: "LabScenarioIOTests", dependencies: ["LabCore", "LabScenarioIO"]),
         .testTarget(name: "LabSimulationTests", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation"]),
-        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabResults", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation"]),
+        // The engine's maths and trackers; its fixtures come from the lab (bundled scenarios, the tournament's epochs, GSL's solver).
+        .testTarget(name: "LocatorEngineTests", dependencies: ["LocatorEngine", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "LabEvaluation"]),
+        .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabEstimators"]),
         .testTarget(name: "LabEvaluationTests", dependencies: ["LabResults", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "IndoorLocatorScenarios"]),
         .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
         // Expected/ holds the stored outputs the expected-output tests compare with.
-        .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab"], exclude: ["Expected"]),
+        .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "LabEvaluation",
+                                                                 .product(name: "GRDB", package: "GRDB.swift")], exclude: ["Expected"]),
         .testTarget(name: "LabPlotTests", dependencies: ["LabResults", "LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
         .testTarget(name: "LabStoreTests", dependencies: ["LabResults", "LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "LabReportTests", dependencies: ["LabReport", "LabCore", "LabEstimators", "LabResults", "LabEvaluation"]),
     ]
 )

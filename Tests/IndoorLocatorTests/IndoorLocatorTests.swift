@@ -17,6 +17,16 @@ func exactScan(at p: Position, time: Double = 0) -> [RSSISample] {
 }
 
 /// √(trace C) from a 95% ellipse: the semi-axes are √(χ²₂(0.95)·λ).
+/// The message of the ``LocatorError`` `body` throws; the test fails when it throws none or another error.
+func refusal<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R) throws -> String {
+    try #require(throws: LocatorError.self, sourceLocation: sourceLocation) { _ = try body() }.message
+}
+
+/// What the locator says of any path-loss model it cannot use (the message names the rule, not the field).
+let pathLossRule = "pathLoss: exponent, scanWindow and advertisingInterval must be positive, shadowingSigma, receiverHeight, modelError, "
+    + "beaconPowerSigma and bodyLoss ≥ 0, packetLoss and dropout in [0, 1), bodyHalfAngle in (0, 180], correlationDistance > 0, all finite "
+    + "(sensitivity too, when given)"
+
 func drms(_ e: UncertaintyEllipse) -> Double { ((e.semiMajor * e.semiMajor + e.semiMinor * e.semiMinor) / (-2 * log(0.05))).squareRoot() }
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -76,9 +86,8 @@ func builtProduct(_ name: String) -> URL {
             let l = try #require(locator.locate(scan).location)
             #expect(l.position.distance(to: p) < 1e-5, "at \(p): \(l.position)")
         }
-        #expect(throws: LocatorError.self) {
-            try IndoorLocator(beacons: placements, walls: [WallSegment(from: Position(x: 0, y: 0), to: Position(x: 1, y: 1), loss: -3)])
-        }
+        #expect(try refusal { try IndoorLocator(beacons: placements, walls: [WallSegment(from: Position(x: 0, y: 0), to: Position(x: 1, y: 1), loss: -3)]) }
+                == "walls[0]: loss must be ≥ 0 dB and the ends finite")
     }
 
     @Test func unusableSamplesAreIgnoredAndCounted() throws {
@@ -119,7 +128,8 @@ func builtProduct(_ name: String) -> URL {
         for s in scan { long.add(s) }
         #expect(try #require(long.currentLocation(at: Date(timeIntervalSinceReferenceDate: 1)).location).position.distance(to: p) < 5)
         let far = [-1e308, 0, 1e308].enumerated().map { i, x in BeaconPlacement(identity: BeaconIdentity(name: "f\(i)"), position: Position(x: x, y: 0)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: far) }
+        #expect(try refusal { try IndoorLocator(beacons: far) }
+                == "beacons: their positions span more than a number can hold; place them in metres from the venue's corner")
     }
 
     /// A corridor 2 m wide, beacons on alternate walls: nearly collinear, so δ and the distance from the wall trade off,
@@ -203,23 +213,27 @@ func builtProduct(_ name: String) -> URL {
         #expect(bad.ignored.unknownFrieze == 1 && bad.position.distance(to: p) < 1e-5)
     }
 
-    @Test func badConfigurationsAreRefused() {
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: Array(placements.prefix(2))) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements + [placements[0]]) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(exponent: 0)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: -1)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: .nan)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(scenarioAt: "/nonexistent.yaml") }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements + [BeaconPlacement(identity: BeaconIdentity(name: ""), position: Position(x: 1, y: 1))]) }
-        #expect(throws: LocatorError.self) { try BeaconIdentity(eddystoneNamespace: "not hex", instance: "000000000001") }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, rooms: [Room(name: "sliver", outline: [Position(x: 0, y: 0), Position(x: 1, y: 1)])]) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(correlationDistance: 0)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(packetLoss: 1)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: 1)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: -0.1)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(advertisingInterval: 0)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(beaconPowerSigma: -1)) }
-        #expect(throws: LocatorError.self) { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(bodyHalfAngle: 200)) }
+    @Test func badConfigurationsAreRefused() throws {
+        #expect(try refusal { try IndoorLocator(beacons: Array(placements.prefix(2))) } == "need at least 3 beacons, got 2")
+        #expect(try refusal { try IndoorLocator(beacons: placements + [placements[0]]) }
+                == "beacons[5]: identity B9407F30-F5F8-466E-AFF9-25556B57FE6D/7/0 is listed twice")
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(exponent: 0)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: -1)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(modelError: .nan)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(scenarioAt: "/nonexistent.yaml") } == "/nonexistent.yaml: no such file; expected a scenario file (.yaml)")
+        #expect(try refusal { try IndoorLocator(beacons: placements + [BeaconPlacement(identity: BeaconIdentity(name: ""), position: Position(x: 1, y: 1))]) }
+                == "beacons[5]: the identity is an empty string")
+        #expect(try refusal { try BeaconIdentity(eddystoneNamespace: "not hex", instance: "000000000001") }
+                == "Eddystone-UID namespace must be 10 bytes of hex (20 digits), got 'not hex'")
+        #expect(try refusal { try IndoorLocator(beacons: placements, rooms: [Room(name: "sliver", outline: [Position(x: 0, y: 0), Position(x: 1, y: 1)])]) }
+                == "rooms[0] ('sliver'): the outline needs at least 3 finite corners")
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(correlationDistance: 0)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(packetLoss: 1)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: 1)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(dropout: -0.1)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(advertisingInterval: 0)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(beaconPowerSigma: -1)) } == pathLossRule)
+        #expect(try refusal { try IndoorLocator(beacons: placements, pathLoss: PathLossModel(bodyHalfAngle: 200)) } == pathLossRule)
     }
 
     @Test func loadsAScenario() throws {
@@ -574,7 +588,9 @@ func builtProduct(_ name: String) -> URL {
         // nothing: a NaN taken as the prior made every later learned offset NaN (fuzz-locator's finding).
         for bad in [DeviceOffset(decibels: .nan, sigma: 1), DeviceOffset(decibels: -.infinity, sigma: 1), DeviceOffset(decibels: 1e300, sigma: 1),
                     DeviceOffset(decibels: -8, sigma: -1), DeviceOffset(decibels: -8, sigma: .infinity), DeviceOffset(decibels: -8, sigma: .nan)] {
-            #expect(throws: LocatorError.self) { try locator.assumeDeviceOffset(bad) }
+            #expect(try refusal { try locator.assumeDeviceOffset(bad) } == (bad.decibels.isFinite && abs(bad.decibels) <= 100
+                ? "deviceOffset: σ \(bad.sigma) dB must be finite and ≥ 0"
+                : "deviceOffset: \(bad.decibels) dB is not an offset a phone has (finite, within ±100 dB)"))
         }
         #expect(locator.deviceOffset == DeviceOffset(decibels: -8, sigma: 1))
         try locator.assumeDeviceOffset(DeviceOffset(decibels: 3, sigma: 1e6))

@@ -29,7 +29,12 @@ import LabCore
         let data = try JSONEncoder().encode(EstimatorKind.allCases)
         #expect(String(decoding: data, as: UTF8.self) == "[" + EstimatorKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ",") + "]")
         #expect(try JSONDecoder().decode([EstimatorKind].self, from: data) == EstimatorKind.allCases)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([EstimatorKind].self, from: Data("[\"kalman\"]".utf8)) }
+        let unknown = try #require(throws: DecodingError.self) { try JSONDecoder().decode([EstimatorKind].self, from: Data("[\"kalman\"]".utf8)) }
+        if case .dataCorrupted(let context) = unknown {
+            #expect(context.debugDescription == "unknown estimator 'kalman'; known: \(EstimatorKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        } else {
+            Issue.record("not a corrupted-data error: \(unknown)")
+        }
         #expect(EstimatorKind(rawValue: "kalman") == nil)
     }
 

@@ -1,8 +1,6 @@
 import Foundation
 import LabCore
 @testable import LabEstimators
-import LabScenarioIO
-import LabStore
 
 /// A venue from beacon positions (and optional friezes) with a wide box, so bounds never clamp a fix.
 func makeVenue(_ beacons: [Point], friezes: [Point] = [], heights: [Double]? = nil, box: Rect? = nil,

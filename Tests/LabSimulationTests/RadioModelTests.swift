@@ -107,22 +107,19 @@ func stats(_ xs: [Double]) -> (mean: Double, sd: Double) {
         #expect(abs(radio.expectedIndependentReadings(meanRSSI: -60) - 0.6 * 10) < 1e-9)
     }
 
-    @Test func advertisementsPerWindowCountsWholeIntervals() throws {
-        #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 0.3).advertisementsPerWindow == 3)
-        #expect(RadioModel(advertisingInterval: 0.1, scanWindow: 1.0).advertisementsPerWindow == 10)
-        #expect(RadioModel(advertisingInterval: 2, scanWindow: 1.0).advertisementsPerWindow == 1)
-    }
-
-    @Test func theSimulatorRefusesWorkBeyondTheBudget() {
+    @Test func theSimulatorRefusesWorkBeyondTheBudget() throws {
         // 1e-300 s between advertisements used to trap converting 1e300 advertisements to Int; a 1e-9 m grid
         // or 1e-6 m/s walk used to exhaust memory.
-        #expect(throws: InputErrors.self) { try Simulator(scenario: oneBeacon(radio: RadioModel(advertisingInterval: 1e-300))) }
+        let interval = try #require(throws: InputErrors.self) { try Simulator(scenario: oneBeacon(radio: RadioModel(advertisingInterval: 1e-300))) }
+        #expect(interval.description == "one: radio.advertising_interval: expected 0.02–10.24 s (the BLE advertising interval range), found 1e-300")
         var fine = oneBeacon(radio: RadioModel())
         fine.testGridSpacing = 1e-9
-        #expect(throws: InputErrors.self) { try Simulator(scenario: fine) }
+        let grid = try #require(throws: InputErrors.self) { try Simulator(scenario: fine) }
+        #expect(grid.description == "one: test_grid: expected at least 0.1 m, found 1e-09")
         fine.testGridSpacing = 2
         fine.walks = [Walk(name: "w", waypoints: [Point(0, 0), Point(100, 100)], speed: 1e-6)]
-        #expect(throws: InputErrors.self) { try Simulator(scenario: fine, condition: .field) }
+        let walk = try #require(throws: InputErrors.self) { try Simulator(scenario: fine, condition: .field) }
+        #expect(walk.description == "one: walks[0].speed: expected 0.01–10 m/s, found 1e-06")
     }
 
     @Test func correlatedShadowingFollowsGudmundson() throws {

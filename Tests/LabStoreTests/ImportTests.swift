@@ -152,7 +152,8 @@ import LabScenarioIO
         try writeLabCSV(dir + "/in")
         try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite")
         let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/r.sqlite"))
-        #expect(throws: InputError.self) { try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite") }
+        let again = try #require(throws: InputError.self) { try RecordingImporter.run(format: .labCSV, paths: [dir + "/in"], to: dir + "/r.sqlite") }
+        #expect(again.message == "the file already exists; a recording is never overwritten (choose another name or delete it first)", "\(again)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/r.sqlite")) == before)
     }
 
@@ -427,7 +428,7 @@ import LabScenarioIO
     @Test func ujiRejectsAnUnknownTxPower() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(throws: InputError.self) {
+        #expect(throws: InputError(file: datasets + "/uji-ble-geo", field: "tx-power", "expected a Tx power of -4, -12 or -20 dBm, found -8")) {
             try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/u.sqlite", options: ImportOptions(txPower: -8))
         }
         #expect(listing(dir).isEmpty)

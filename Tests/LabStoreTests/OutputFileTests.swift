@@ -3,22 +3,9 @@ import LabCore
 import Testing
 @testable import LabStore
 
-/// Output files: never an input overwritten, links written through, devices written to directly.
+/// Output files: links written through, permissions kept, a directory refused (IndoorlabCLITests' OutputFileTests: the
+/// commands' outputs).
 @Suite struct OutputFileTests {
-    @Test func anOutputThatIsAnInputIsRefused() throws {
-        let dir = try temporaryDirectory("out")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let scenario = dir + "/s.yaml"
-        try scenarioText("open-hall").write(toFile: scenario, atomically: true, encoding: .utf8)
-        // The same file by another path (a link) is the same input.
-        symlink("s.yaml", dir + "/alias.yaml")
-        for out in [scenario, dir + "/alias.yaml", dir + "/./s.yaml"] {
-            let r = try indoorlab(["simulate", scenario, "-o", out])
-            #expect(r.status == 2 && r.stderr.contains("is also an input"), "\(out): \(r.stderr)")
-        }
-        #expect(try String(contentsOfFile: scenario, encoding: .utf8) == scenarioText("open-hall"), "the scenario is intact")
-    }
-
     @Test func aSymbolicLinkIsWrittenThrough() throws {
         let dir = try temporaryDirectory("out")
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -41,54 +28,9 @@ import Testing
         #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o640)
     }
 
-    @Test func devicesAreWrittenToAndTheirErrorsReported() throws {
-        try OutputFile.write(Data("ignored".utf8), to: "/dev/null")
-        var st = stat()
-        #expect(stat("/dev/null", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
-        #expect(throws: InputError.self) { try OutputFile.write(Data("x".utf8), to: "/dev/full") }
-        #expect(stat("/dev/full", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "/dev/full is still a device")
-        let r = try indoorlab(["simulate", "open-hall", "-o", "/dev/full"])
-        #expect(r.status == 2 && r.stderr.contains("/dev/full: cannot write the output file: No space left on device"), "\(r.stderr)")
-    }
-
-    @Test func devStdoutIntoAPipeIsWrittenDirectly() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["simulate", "open-hall", "-o", "/dev/stdout"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let out = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
-        #expect(String(decoding: out, as: UTF8.self).hasPrefix("walk,epoch,"), "the CSV came through the pipe")
-    }
-
     @Test func aDirectoryIsNotAnOutputFile() throws {
         let dir = try temporaryDirectory("out")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        #expect(throws: InputError.self) { try OutputFile.write(Data("x".utf8), to: dir) }
-    }
-
-    /// An output directory that cannot be made fails before the work (compare's tournament, plot's drawing,
-    /// plan's search), with the option and the component at fault; nothing is left behind.
-    @Test func anOutputDirectoryIsCheckedBeforeTheWork() throws {
-        let dir = try temporaryDirectory("out")
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        try "x".write(toFile: dir + "/file", atomically: true, encoding: .utf8)
-        let cases: [[String]] = [
-            ["compare", "open-hall", "--seeds", "1", "--out", dir + "/new/results", "--plots", dir + "/file/plots"],
-            ["compare", "open-hall", "--seeds", "1", "--out", dir + "/file/results"],
-            ["plot", "offset-learning", "--runs", "1", "--scans", "1", "--out-dir", dir + "/file/p"],
-            ["plan", "open-hall", "--target-p90", "2", "--plots", dir + "/file/p"],
-        ]
-        for args in cases {
-            let start = Date()
-            let r = try indoorlab(args)
-            #expect(r.status == 2 && r.stderr.contains(dir + "/file is not a directory"), "\(args): \(r.stderr)")
-            #expect(Date().timeIntervalSince(start) < 20, "\(args): refused before the work")
-            #expect(listing(dir) == ["file"], "\(args): nothing made is left: \(listing(dir))")
-        }
+        #expect(throws: InputError(file: dir, "is a directory; give a file name")) { try OutputFile.write(Data("x".utf8), to: dir) }
     }
 }

@@ -8,17 +8,7 @@ import LabSimulation
 
 /// The package root (Tests/LabStoreTests/Support.swift → three levels up).
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-/// Where `swift build` put this run's products: beside the test bundle, so `swift test -c release` runs the
-/// release binaries (falling back to `.build/debug` when the bundle was started from elsewhere).
-func builtProduct(_ name: String) -> URL {
-    let beside = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent(name)
-    return FileManager.default.isExecutableFile(atPath: beside.path) ? beside
-        : packageRoot.appendingPathComponent(".build/debug/" + name)
-}
-let binary = builtProduct("indoorlab").path
 let datasets = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
-let haveBinary = FileManager.default.isExecutableFile(atPath: binary)
 let haveDatasets = FileManager.default.fileExists(atPath: datasets + "/danis-ble-tracks/cnf/tetam.dev")
     && FileManager.default.fileExists(atPath: datasets + "/uji-ble-geo/rss/geo_rss.csv")
 
@@ -40,29 +30,6 @@ func temporaryDirectory(_ label: String = "store") throws -> String {
 /// Files in `dir` (hidden ones included).
 func listing(_ dir: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
-}
-
-struct CommandResult { var status: Int32; var stdout: String; var stderr: String }
-
-/// Runs the built `indoorlab` binary; output goes through files so a chatty command cannot block on a pipe.
-func indoorlab(_ args: [String], cwd: String = packageRoot.path) throws -> CommandResult {
-    let dir = try temporaryDirectory("run")
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    _ = FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-    _ = FileManager.default.createFile(atPath: dir + "/err", contents: nil)
-    let out = FileHandle(forWritingAtPath: dir + "/out")!, err = FileHandle(forWritingAtPath: dir + "/err")!
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: binary)
-    p.arguments = args
-    p.currentDirectoryURL = URL(fileURLWithPath: cwd)
-    p.standardOutput = out
-    p.standardError = err
-    try p.run()
-    p.waitUntilExit()
-    try out.close(); try err.close()
-    return CommandResult(status: p.terminationStatus,
-                         stdout: (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOfFile: dir + "/err", encoding: .utf8)) ?? "")
 }
 
 /// A small lab-csv directory: three beacons, two windows of readings, two truth positions.

@@ -11,7 +11,7 @@ import FoundationXML
 @Suite(.enabled(if: haveBinary, "needs the built indoorlab binary"))
 struct GateTests {
     @Test func strictModeFailsWithoutBaselinesOrWithoutTheShippedEstimator() throws {
-        let dir = try temporaryDirectory("gate")
+        let dir = try temporaryDirectory("gate").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         // No baselines: plain replay passes ("nothing checked"), strict fails.
@@ -41,7 +41,7 @@ struct GateTests {
     }
 
     @Test func baselinesLiveInAReviewableFileThatReplayReads() throws {
-        let dir = try temporaryDirectory("gate")
+        let dir = try temporaryDirectory("gate").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "centroid", "--update-baseline"]).status == 0)
@@ -79,7 +79,7 @@ struct GateTests {
     }
 
     @Test func junitHasOneTestCasePerRecordingEstimatorAndMetric() throws {
-        let dir = try temporaryDirectory("gate")
+        let dir = try temporaryDirectory("gate").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "centroid,proximity", "--update-baseline"]).status == 0)
@@ -98,20 +98,20 @@ struct GateTests {
     }
 
     @Test func theInstalledToolFindsItsScenariosAndSaysItsVersion() throws {
-        let dir = try temporaryDirectory("install")
+        let dir = try temporaryDirectory("install").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // The Makefile's own install recipe, with the debug binary.
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         make.arguments = ["make", "-s", "install-files", "PREFIX=\(dir)/prefix", "BIN=\(binary)"]
-        make.currentDirectoryURL = packageRoot
+        make.currentDirectoryURL = root
         make.standardOutput = FileHandle.nullDevice
         try make.run(); make.waitUntilExit()
         #expect(make.terminationStatus == 0)
         let installed = dir + "/prefix/bin/indoorlab"
         let elsewhere = dir + "/work"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
-        func run(_ args: [String], env: [String: String] = [:], executable: String? = nil) throws -> CommandResult {
+        func run(_ args: [String], env: [String: String] = [:], executable: String? = nil) throws -> Run {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: executable ?? installed)
             p.arguments = args
@@ -121,7 +121,7 @@ struct GateTests {
             _ = FileManager.default.createFile(atPath: out, contents: nil); _ = FileManager.default.createFile(atPath: err, contents: nil)
             p.standardOutput = FileHandle(forWritingAtPath: out); p.standardError = FileHandle(forWritingAtPath: err)
             try p.run(); p.waitUntilExit()
-            return CommandResult(status: p.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),
+            return Run(status: p.terminationStatus, stdout: try String(contentsOfFile: out, encoding: .utf8),
                                  stderr: try String(contentsOfFile: err, encoding: .utf8))
         }
         let v = try run(["validate", "open-hall"])
@@ -137,9 +137,10 @@ struct GateTests {
         let lone = dir + "/lone"
         try FileManager.default.createDirectory(atPath: lone, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: installed, toPath: lone + "/indoorlab")
-        for args in [["validate", "open-hall"], ["compare", "--seeds", "1"]] {
+        // A scenario named that is not there is bad input (2); compare without a scenario has nothing to run, a usage error (64).
+        for (args, status) in [(["validate", "open-hall"], Int32(2)), (["compare", "--seeds", "1"], 64)] {
             let missing = try run(args, executable: lone + "/indoorlab")
-            #expect(missing.status != 0 && missing.stderr.contains("no bundled scenarios were found (looked in \(elsewhere)/Scenarios, ")
+            #expect(missing.status == status && missing.stderr.contains("no bundled scenarios were found (looked in \(elsewhere)/Scenarios, ")
                     && missing.stderr.contains("set INDOORLAB_SCENARIOS"), "\(args): \(missing.stderr)")
         }
         let version = try run(["--version"])

@@ -19,8 +19,10 @@ import LabEvaluation
     }
 
     @Test func degenerateInputIsACalibrationErrorNotACrash() {
-        #expect(throws: CalibrationError.self) { try PathLossFit.fit(x: [1, 2], y: [-60, -61]) }
-        #expect(throws: CalibrationError.self) { try PathLossFit.fit(x: [3, 3, 3, 3], y: [-60, -61, -62, -59]) }
+        #expect(throws: CalibrationError("need at least 3 samples with a known distance, have 2")) { try PathLossFit.fit(x: [1, 2], y: [-60, -61]) }
+        #expect(throws: CalibrationError("every sample is at the same distance: the exponent cannot be fitted")) {
+            try PathLossFit.fit(x: [3, 3, 3, 3], y: [-60, -61, -62, -59])
+        }
     }
 
     /// A recording whose RSSI rises with distance (truth and readings mismatched) gives no path-loss model: the

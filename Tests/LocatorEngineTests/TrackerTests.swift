@@ -134,21 +134,6 @@ import LabResults
         var back = scans[5]; back.t = 3
         #expect(try #require(ekf.locate(back).fix?.velocity) == Point(0, 0))
     }
-
-    /// In the tournament a walk goes to trackers whole and each static test point is a track of its own: the
-    /// smoother and the filter agree on the grid and differ on walks.
-    @Test func trackersRunWalksWholeAndGridPointsAlone() throws {
-        let scenario = try BundledScenarios.load("museum-gallery")
-        let t = Tournament(scenarios: [scenario], seeds: [4], estimators: [.ekf, .ekfSmoother])
-        let results = try t.run()
-        let grid = results.filter { $0.walk == "grid" }, walks = results.filter { $0.walk != "grid" }
-        #expect(!grid.isEmpty && !walks.isEmpty)
-        func pairs(_ r: [EpochResult]) -> [(EpochResult, EpochResult)] {
-            stride(from: 0, to: r.count, by: 2).map { (r[$0], r[$0 + 1]) }
-        }
-        #expect(pairs(grid).allSatisfy { $0.0.estimator == .ekf && $0.1.estimator == .ekfSmoother && $0.0.fix == $0.1.fix })
-        #expect(pairs(walks).filter { $0.0.fix != $0.1.fix }.count > walks.count / 4)
-    }
 }
 
 @Suite struct ParticleFilterTests {

@@ -20,7 +20,7 @@ struct LockTests {
     /// A writer killed mid-commit leaves a hot journal (its header written, pages of the file changed).
     /// Python's sqlite3 makes one on demand: a cache of one page spills the change to the file mid-transaction.
     @Test func aWriterKilledMidCommitLeavesARecordingEveryCommandStillReads() throws {
-        let dir = try temporaryDirectory("hot-journal")
+        let dir = try temporaryDirectory("hot-journal").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         let before = try RecordingStore.read(path: path).rssi
@@ -47,7 +47,7 @@ struct LockTests {
     /// A `replay --update-baseline` killed before its commit: the journal it leaves is not hot, the baselines
     /// are not half-written.
     @Test func aBaselineUpdateKilledBeforeItsCommitChangesNothing() throws {
-        let dir = try temporaryDirectory("killed-update")
+        let dir = try temporaryDirectory("killed-update").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         #expect(try indoorlab(["replay", path, "--estimators", "proximity", "--update-baseline"]).status == 0)
@@ -61,7 +61,7 @@ struct LockTests {
     }
 
     @Test func twoBaselineUpdatesAtOnceBothLand() throws {
-        let dir = try temporaryDirectory("busy")
+        let dir = try temporaryDirectory("busy").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         // Each run merges under the lock, so none overwrites another's (three at once, a reader among them).
@@ -76,7 +76,7 @@ struct LockTests {
     }
 
     @Test func aLockHeldPastTheWaitIsReportedAsALock() throws {
-        let dir = try temporaryDirectory("locked")
+        let dir = try temporaryDirectory("locked").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = try simulatedRecording(in: dir)
         // This process holds the write lock (an open write transaction) while an update waits 1 s for it.
