@@ -56,13 +56,50 @@ public final class PlotRenderer: Sendable {
             }
             written.append((temp, final))
             try draw(drawable, format: format, to: temp)
-            let size = (try? FileManager.default.attributesOfItem(atPath: temp)[.size] as? Int) ?? 0
-            guard size > 0 else { throw PlotError(path: final, "PLplot wrote nothing (device \(format.device))") }
+            // PLplot and cairo do not report their write errors: a full disk leaves a file cut short. Only a whole
+            // file, on the disk, replaces the figure.
+            if let problem = Self.incompleteness(ofFigureAt: temp, format: format) {
+                throw PlotError(path: final, "\(problem) (device \(format.device)); the figure there is left as it was")
+            }
         }
         for w in written where rename(w.temp, w.final) != 0 {
             throw PlotError(path: w.final, "cannot move the finished figure into place: \(String(cString: strerror(errno)))")
         }
         return written.map(\.final)
+    }
+
+    /// Why the figure PLplot wrote at `path` is not whole, or nil when it is: a PNG ends with its IEND chunk, an SVG with
+    /// `</svg>`, and the file reaches the disk (fsync). Each figure file is written once, by one PLplot stream.
+    static func incompleteness(ofFigureAt path: String, format: PlotFormat) -> String? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return "cannot read the figure back: \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        let size = lseek(fd, 0, SEEK_END)
+        guard size > 0 else { return "PLplot wrote nothing" }
+        let tailLength = min(Int(size), 64)
+        var tail = [UInt8](repeating: 0, count: tailLength)
+        guard pread(fd, &tail, tailLength, off_t(Int(size) - tailLength)) == tailLength else {
+            return "cannot read the figure back: \(String(cString: strerror(errno)))"
+        }
+        guard isWhole(tail: tail, format: format) else {
+            return "the figure was cut short (\(size) bytes, no \(format == .svg ? "</svg>" : "IEND chunk") at its end): the disk is full, or the write failed"
+        }
+        guard fsync(fd) == 0 else { return "the figure could not reach the disk: \(String(cString: strerror(errno)))" }
+        return nil
+    }
+
+    /// Whether `tail`, a figure file's last bytes, ends it as a whole file of `format` does.
+    static func isWhole(tail: [UInt8], format: PlotFormat) -> Bool {
+        switch format {
+        case .png:
+            // The IEND chunk: length 0, type "IEND", CRC AE 42 60 82.
+            let iend: [UInt8] = [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+            return tail.count >= iend.count && Array(tail.suffix(iend.count)) == iend
+        case .svg:
+            var end = tail[...]
+            while let last = end.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { end = end.dropLast() }
+            return end.count >= 6 && Array(end.suffix(6)) == Array("</svg>".utf8)
+        }
     }
 
     /// The PLplot devices compiled in and installed (e.g. "pngcairo", "svg").

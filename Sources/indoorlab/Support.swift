@@ -4,6 +4,7 @@ import LabCore
 import LabEstimators
 import LabEvaluation
 import LabStore
+import LabPlot
 import LabScenarioIO
 
 /// Exit code for bad input (a file, a field, an option): scripts can tell it from a failed check (1).
@@ -48,6 +49,10 @@ func reportingInputErrors<T>(_ body: () throws -> T) throws -> T {
     } catch let e as FileBusy {
         printError("error: \(e)")
         throw busyExit
+    } catch let e as PlotError {
+        // A figure that could not be written whole (a full disk, a read-only folder): bad output, the old one kept.
+        printError("error: \(e)")
+        throw badInputExit
     }
 }
 
