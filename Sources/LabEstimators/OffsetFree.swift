@@ -43,13 +43,15 @@ public final class CensoredEstimator: PositionEstimator {
     public func locate(_ observation: Observation) -> EstimateOutcome { fit.locate(observation) }
 }
 
-/// ``OffsetFreeFloorplanEstimator`` with Huber's loss that **learns the phone**: each scan's fit starts from
-/// the offset learned so far as a prior, N(mean, variance + drift), and leaves its posterior for the next.
+/// ``OffsetFreeFloorplanEstimator`` that **learns the phone**, with the heard means truncated at the sensitivity: each
+/// scan's fit starts from the offset learned so far as a prior, N(mean, variance + drift), and the scan's own evidence
+/// on the offset updates a one-state Kalman filter of it, Huber-gated against scans whose fix went wrong. The readings
+/// themselves are not reweighted (that is ``RobustEstimator``).
 /// The offset's σ falls as about 1/√(scans), so after a few dozen scans the fit is nearly the known-offset
 /// one; the tournament tells it when a new phone starts (``PositionEstimator/startDevice()``).
 public final class OffsetLearningEstimator: PositionEstimator {
     public static let name = "offset-learning"
-    public static let summary = "robust offset-free floorplan fit that learns the phone's offset over the scans (posterior carried forward)"
+    public static let summary = "offset-free floorplan fit that learns the phone's offset over the scans (a Kalman filter of the offset, its updates Huber-gated)"
     public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls], minimumBeacons: 3, minimumHeadings: 2)
     let fit: OffsetFreeFit
     public init(venue: Venue) { fit = OffsetFreeFit(venue: venue, options: .learning, solver: GSLLevenbergMarquardt()) }
