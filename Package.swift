@@ -76,6 +76,9 @@ let package = Package(
         .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
+        .testTarget(name: "IndoorLocatorScenariosTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
+        .testTarget(name: "LabResultsTests", dependencies: ["LabResults", "LabCore", "LabEstimators"]),
+        .testTarget(name: "LabBenchTests", dependencies: ["LabBench"]),
         // Expected/ holds the stored outputs the expected-output tests compare with.
         .testTarget(name: "IndoorlabCLITests", dependencies: ["indoorlab", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "LabEvaluation",
                                                                  .product(name: "GRDB", package: "GRDB.swift")], exclude: ["Expected"]),

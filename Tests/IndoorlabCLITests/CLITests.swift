@@ -260,6 +260,20 @@ import Testing
 /// The module graph in docs/architecture.md is the package's: every line names a target and exactly what Package.swift
 /// says it uses.
 @Suite struct ModuleGraphTests {
+    /// Tests mirror modules: every Swift module of Sources/ has its test target, `<Module>Tests` (the tool's is
+    /// IndoorlabCLITests); system-library shims and the example program have none.
+    @Test func everyModuleHasItsTestTarget() throws {
+        let package = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let names = { (kind: String) in
+            package.matches(of: try! Regex("\\.\(kind)\\(name: \"([A-Za-z]+)\"")).compactMap { $0.output[1].substring.map(String.init) }
+        }
+        let modules = Set(names("target") + names("executableTarget")).subtracting(["CHeapStats", "LocatorExample"])
+        let tests = Set(names("testTarget"))
+        let missing = modules.filter { !tests.contains($0 == "indoorlab" ? "IndoorlabCLITests" : $0 + "Tests") }
+        #expect(missing.isEmpty, "modules without a test target: \(missing.sorted())")
+        #expect(modules.count >= 15, "found the package's modules: \(modules.sorted())")
+    }
+
     @Test func documentedGraphMatchesPackageSwift() throws {
         let readme = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
         let package = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
