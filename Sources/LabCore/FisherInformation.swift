@@ -192,12 +192,24 @@ public struct OffsetFisherInformation: Sendable, Hashable {
         offset += w
     }
 
-    /// A − c cᵀ / s: what is left about the position with δ unknown.
+    /// A − c cᵀ / s: what is left about the position with δ unknown; ``FisherInformation/zero`` (no 2-D information,
+    /// an unbounded bound) where the subtraction cancels down to rounding. That is where the beacons heard leave the
+    /// position and δ confounded, as two beacons at one spot, or every beacon in a line with the phone, do: A − c cᵀ / s
+    /// is then singular, and what the subtraction leaves of A's entries (about 10⁻¹⁶ of them) is no information,
+    /// though its own determinant may pass ``FisherInformation/isInvertible`` (it once made a bound of −2·10¹⁷ m²).
+    /// So it must keep more than ``cancellation`` of A's diagonal, and a determinant beyond
+    /// ``FisherInformation/singularity`` of A's diagonal product.
     @inlinable public var positionWithUnknownOffset: FisherInformation {
         guard offset > 0 else { return position }
-        return FisherInformation(xx: position.xx - crossX * crossX / offset, xy: position.xy - crossX * crossY / offset,
-                                 yy: position.yy - crossY * crossY / offset)
+        let left = FisherInformation(xx: position.xx - crossX * crossX / offset, xy: position.xy - crossX * crossY / offset,
+                                     yy: position.yy - crossY * crossY / offset)
+        guard left.xx > Self.cancellation * position.xx, left.yy > Self.cancellation * position.yy,
+              left.determinant > FisherInformation.singularity * position.xx * position.yy else { return .zero }
+        return left
     }
+
+    /// The least share of A's diagonal that A − c cᵀ / s must keep to count as information rather than rounding.
+    public static let cancellation = 1e-9
 }
 
 /// Per-reading Fisher information of location families of RSSI noise.
