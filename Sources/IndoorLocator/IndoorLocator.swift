@@ -62,8 +62,8 @@ public final class IndoorLocator: @unchecked Sendable {
         var observed: [BeaconObservation] = [], ranged: [MeasuredRange] = []
     }
     /// Taken out of the locator while a fix fills it (``locateLocked(_:ranges:headings:steps:at:tracked:windowTime:)``),
-    /// so that its loops work on a local: each access to a class's stored array is a dynamic exclusivity check, which
-    /// cost a tenth of a fix's time.
+    /// so that its loops work on a local: each access to a class's stored array is a dynamic exclusivity check
+    /// (docs/speed.md, "How and why").
     var workspace = Workspace()
     var stream: [LocatorInput] = []
     var newest = -Double.infinity

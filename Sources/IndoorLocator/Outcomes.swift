@@ -9,17 +9,16 @@ internal import LocatorEngine
 /// threshold, and scaled by how much larger the residuals run than the path-loss σ says, as the locator learns over
 /// its scans. Each beacon's mean also carries the radio model's error (``PathLossModel/modelError``), which
 /// averaging does not remove, and when the app feeds steps the readings are corrected for the walker's body.
-/// Measured in simulation (`indoorlab coverage --seeds 5`, pooled over five venues), it holds the truth in 93.5–94.3%
-/// of fixes when the radio model is right and 93.5–96.7% under field impairments (unknown phones, beacon spread,
-/// outliers, the walker's body), with independent or correlated shadowing; per venue 89.6–98.4%.
+/// `indoorlab coverage --seeds 5` measures how often it holds the truth in simulation, with the radio model right and
+/// under field impairments (unknown phones, beacon spread, outliers, the walker's body), with independent or
+/// correlated shadowing; the target is 93–97% of fixes in each.
 ///
 /// A tracked location from the stream states the particle filter's spread instead: the weighted particles'
 /// covariance, and with ``PathLossModel/correlationDistance`` that covariance times what weighing correlated scans as
 /// news leaves out (a new track's first location states its first scan's posterior: the cloud drawn around the fit and
-/// weighed by that scan). Measured with `indoorlab coverage --estimator particle-filter --seeds 5` (the tournament's
-/// walks and static points, pooled): 95.5% of fixes when the radio model is right and the shadowing independent,
-/// 94.8% under field impairments, 93.9% / 93.2% under correlated shadowing (ideal / field; walks 91.5% / 92.5%); per
-/// venue on walks 88–99% (README, "Honest uncertainty").
+/// weighed by that scan). `indoorlab coverage --estimator particle-filter --seeds 5` measures it on the tournament's
+/// walks and static points. The measured shares are in docs/coverage.md, how both ellipses are built in
+/// docs/library.md, "Honest uncertainty".
 public struct UncertaintyEllipse: Sendable, Hashable {
     /// The confidence every ellipse is stated at.
     public static let confidenceLevel = OffsetFreeFit.statedConfidence

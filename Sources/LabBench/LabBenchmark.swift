@@ -75,7 +75,7 @@ public enum LabBenchmark {
     }
 
     /// Rounds per figure unless asked otherwise: the median of three shrugs off one round slowed by a neighbour on a
-    /// shared machine (a one-round figure of the library's fixes varied by ±25% from run to run on the 2-core VM).
+    /// shared machine, where one round's figure varies from run to run (docs/speed.md).
     public static let defaultRounds = 3
 
     /// How long each figure is measured, in how many rounds, and which figures.
@@ -416,8 +416,9 @@ final class PerCore<Worker>: @unchecked Sendable {
     /// Per core: the units done so far, and what its calls counted besides (fixes that fixed).
     private let done: UnsafeMutablePointer<Int>, counts: UnsafeMutablePointer<Int>
 
-    /// How long every core works between joins. Joined after each hundred fixes (0.45 ms of the library's, 0.6–0.8 ms of
-    /// GSL's), the threads' wake-ups took up to a tenth of the time; after 20 ms, under 1%.
+    /// How long every core works between joins, seconds: long enough that the threads' wake-ups at each join cost a
+    /// negligible share of the time, which joins after every hundred fixes do not (docs/speed.md, "Measuring with
+    /// `indoorlab bench`").
     static var slice: Double { 0.02 }
 
     /// `cores` workers (at least one), each made by `make`.

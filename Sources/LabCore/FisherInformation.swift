@@ -196,7 +196,7 @@ public struct OffsetFisherInformation: Sendable, Hashable {
     /// an unbounded bound) where the subtraction cancels down to rounding. That is where the beacons heard leave the
     /// position and δ confounded, as two beacons at one spot, or every beacon in a line with the phone, do: A − c cᵀ / s
     /// is then singular, and what the subtraction leaves of A's entries (about 10⁻¹⁶ of them) is no information,
-    /// though its own determinant may pass ``FisherInformation/isInvertible`` (it once made a bound of −2·10¹⁷ m²).
+    /// though its own determinant may pass ``FisherInformation/isInvertible`` (and give a huge negative bound).
     /// So it must keep more than ``cancellation`` of A's diagonal, and a determinant beyond
     /// ``FisherInformation/singularity`` of A's diagonal product.
     @inlinable public var positionWithUnknownOffset: FisherInformation {

@@ -3,7 +3,7 @@
 /// losses, and the floorplan-aware estimator, which models them.
 ///
 /// A class (immutable, so it behaves as a value): copying a venue, a simulator or a solver's frozen model then retains
-/// one reference, not its ten arrays (a copy per residual evaluation was a tenth of an offset-free fix).
+/// one reference, not its ten arrays, however often the model is copied (once per residual evaluation).
 ///
 /// **Fans.** Most queries start at a beacon: a fit asks for the loss from each heard beacon to each point it tries.
 /// For each origin given at creation (the venue's beacons) the index keeps a fan: the directions around the origin in

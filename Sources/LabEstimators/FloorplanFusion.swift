@@ -7,8 +7,8 @@ import LocatorEngine
 /// Wall losses make the likelihood piecewise smooth (a jump wherever a line of sight crosses a wall), so
 /// one Levenberg–Marquardt descent can stop in the wrong room. With walls the solver starts from three
 /// points — the free-space fusion fix, the weighted centroid and the strongest beacon (pulled 1 m toward
-/// the centroid) — and keeps the solution with the lowest cost. (Stopping early when the first fit passes
-/// a χ² test was tried: wrong rooms often fit well enough to pass it.) Without walls it is ``FusionEstimator``.
+/// the centroid) — and keeps the solution with the lowest cost. (It does not stop early when the first fit
+/// passes a χ² test: wrong rooms often fit well enough to pass it.) Without walls it is ``FusionEstimator``.
 public final class FloorplanFusionEstimator: PositionEstimator {
     public static let name = "floorplan-fusion"
     public static let summary = "fusion whose RSSI model includes the walls crossed (multi-start)"

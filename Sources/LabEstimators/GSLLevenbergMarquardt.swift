@@ -16,7 +16,7 @@ final class GSLLevenbergMarquardt: LeastSquaresSolver {
     private var workspaces: [Int: Workspace] = [:]
     private let x0: [UnsafeMutablePointer<gsl_vector>]
     /// The model being solved, for the callbacks: initialised for the duration of `minimise`, read in place (a copy per
-    /// callback retained its arrays and cost a sixth of a fix).
+    /// callback would retain its arrays at every residual evaluation).
     fileprivate let model = UnsafeMutablePointer<FixModel>.allocate(capacity: 1)
 
     final class Workspace {

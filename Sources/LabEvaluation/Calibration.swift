@@ -312,7 +312,8 @@ public struct Calibration: Sendable {
         skippedBeacons = []
         // Each sample's reading with every wall it crossed added back (stored losses and those just fitted): what the
         // beacon sent at the sample's distance. A beacon's P0 is fitted on these, so the estimators, which take the
-        // walls off again, do not take them off twice (a UJI beacon behind the shelves fitted 2.1 dB low on average).
+        // walls off again, do not take them off twice (else a beacon behind walls fits low: docs/real-data.md, "The
+        // walls added back").
         let fittedLoss = zip(fitted, materials.map(\.loss)).map { ($0, $1) }
         let unwalled = samples.indices.map { y[$0] + loss(samples[$0], fittedLoss) }
         if perBeacon {

@@ -26,9 +26,11 @@ public enum FigureKind: String, CaseIterable, Sendable, Codable {
     case crlb
     /// P75 per estimator per scenario, grouped bars.
     case leaderboard
-    /// RSSI against log distance with the fitted path-loss line (drawn by a later issue).
+    /// RSSI against log distance with the fitted path-loss line (``CalibrationFigure``, drawn by `calibrate --plot`,
+    /// not from tournament results).
     case calibration
-    /// Accuracy against the number of beacons with the target line (drawn by a later issue).
+    /// Accuracy against the number of beacons with the target line (``PlanningFigures``, drawn by `plan --plots`, not
+    /// from tournament results).
     case beaconCount = "beacon-count"
     /// Error over time along one walk per estimator, with the posterior bound.
     case errorTime = "error-time"

@@ -92,7 +92,7 @@ extension ScenarioLoader {
     private static func readRadio(_ f: YAMLField) -> RadioModel? {
         guard let m = f.mapping(allowed: radioKeys) else { return nil }
         var r = RadioModel()
-        // Ranges a radio can have (an exponent of 0.001 sent fixes to 10¹⁰⁹ m, a σ of 10²⁰⁰ dB made them NaN).
+        // Ranges a radio can have (an exponent of 0.001 would send fixes to 10¹⁰⁹ m, a σ of 10²⁰⁰ dB make them NaN).
         if let v = m.optional("p0")?.within(RadioModel.plausibleP0, "dBm") { r.p0 = v }
         if let v = m.optional("exponent")?.within(RadioModel.plausibleExponent, "") { r.exponent = v }
         if let v = m.optional("sigma")?.within(RadioModel.plausibleSigma, "dB") { r.sigma = v }

@@ -113,7 +113,7 @@ extension ScenarioLoader {
             }
             report(steps, problem.field, problem.message)
         }
-        // Something to score: a walk, or a test point inside a room (a compare of none ran, then plotted nothing).
+        // Something to score: a walk, or a test point inside a room (a compare of none would run, then plot nothing).
         if budget.isEmpty, s.walks.isEmpty, places.shortened.isDisjoint(with: ["walks", "rooms"]),
            s.walkableGrid(spacing: s.testGridSpacing).isEmpty {
             flag(["test_grid"], "no walk, and no test point of the \(Format.number(s.testGridSpacing)) m grid falls inside a room: nothing to simulate (add a walk, larger rooms or a finer test_grid)")

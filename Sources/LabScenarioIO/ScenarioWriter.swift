@@ -5,7 +5,7 @@ import Yams
 /// (comments are not kept: YAML trees do not carry them).
 public enum ScenarioWriter {
     /// `kept`: the scenario's own beacons. A beacon at the place of its namesake there is written with the numbers it had
-    /// (a tune that moved one beacon rounded every other one to centimetres, and changed their readings); a new place
+    /// (rounding them to centimetres would move beacons a tune did not move, and change their readings); a new place
     /// is written to the centimetre. Heights and P0 are never rounded.
     public static func yaml(replacingBeaconsIn original: String, file: String, with beacons: [Beacon], kept: [Beacon] = [],
                             note: String? = nil) throws -> String {

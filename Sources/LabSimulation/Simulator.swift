@@ -26,7 +26,8 @@ public struct Simulator: Sendable {
 
     /// Seconds between the headings of one look, stamped from the window's middle on: 0.1 s, closer when `count` of
     /// them would not fit in the window's second half, so that every heading stays in its own window (a recording's
-    /// replay puts each reading back in the window its time falls in: spilled into the next, a frieze look moved scans).
+    /// replay puts each reading back in the window its time falls in: spilled into the next, a frieze look would move
+    /// scans).
     static func headingSpacing(window: Double, count: Int) -> Double {
         min(0.1, window / 2 / Double(max(count, 1)))
     }
@@ -131,7 +132,7 @@ public struct Simulator: Sendable {
                 if radio.quantize { rssi = rssi.rounded() }
                 if rssi < radio.sensitivity { continue }
                 // A receiver saturates: nothing reads above the strongest RSSI one reports (a loud beacon at 0.3 m
-                // drew +41 dBm, which no recording could store).
+                // can draw +41 dBm, which no recording could store).
                 rssi = min(rssi, RadioModel.plausibleRSSI.upperBound)
                 out.append(RSSIReading(beacon: i, t: t0 + Double(j) * interval + phase, rssi: rssi))
             }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// ln x for the particle filter's inner loop (every particle × every beacon heard, every scan: libm's `log`, a call
-/// through its error-handling wrapper, was an eighth of the filter's time), inlined and table-driven as libm's own:
+/// ln x for the particle filter's inner loop (every particle × every beacon heard, every scan, where libm's `log`, a
+/// call through its error-handling wrapper, is a sizeable share of the filter's time: docs/tracking.md, "The field's
+/// likelihood"), inlined and table-driven as libm's own:
 /// x = 2ᵉ·m, m in [1, 2); the top seven bits of m pick c near m from a table of 1/c and ln c, and
 /// ln x = e·ln 2 + ln c + ln(1 + r), r = m/c − 1 (|r| < 1/256), by its series to r⁵. Error under 2·10⁻¹⁴ + 4·10⁻¹⁶·|ln x|
 /// for x in [10⁻³⁰⁰, 10³⁰⁰] (`fastLogMatchesFoundation`); 0, negatives, subnormals, ∞ and NaN go to Foundation's `log`.

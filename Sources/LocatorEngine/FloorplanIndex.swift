@@ -44,7 +44,7 @@ package struct FloorplanIndex: Sendable {
         // √(area / 250,000), without forming an area that could overflow.
         var size = max(requested, (bounds.width / Self.mostCells).squareRoot() * bounds.height.squareRoot())
         // A side shorter than a cell still takes a whole row of cells, so by area alone a venue 10⁹ times longer than
-        // wide got a row of billions of them (fuzz-locator's finding): then the length alone keeps to the limit.
+        // wide would get a row of billions of them: then the length alone keeps to the limit.
         if min(bounds.width, bounds.height) < size { size = max(size, max(bounds.width, bounds.height) / Self.mostCells) }
         cellSize = size
         nx = max(1, Int((bounds.width / cellSize).rounded(.up))); ny = max(1, Int((bounds.height / cellSize).rounded(.up)))

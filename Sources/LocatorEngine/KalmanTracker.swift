@@ -168,11 +168,9 @@ package final class KalmanTracker {
     /// filter has no velocity): the predicted velocity's direction, σ the velocity's spread across that direction over
     /// the speed (up to 90°: a walker standing still, or a velocity not yet found, gets a blurred sector).
     ///
-    /// Not the phone's steps, which the EKF does not otherwise use: their heading (the compass's, with its bias) made
-    /// the field walks worse than the filter's own velocity (`indoorlab compare museum-gallery esoc-office --seeds 5
-    /// --estimators ekf --conditions field`, walks P75/RMSE: museum-gallery 3.00/4.33 m from the steps against
-    /// 2.46/2.07 m from the velocity; esoc-office 3.26/4.78 against 2.77/2.36). A σ limit beyond which the body is not
-    /// weighed measured worse too (60°: esoc-office 3.73/2.95 m).
+    /// Not the phone's steps, which the EKF does not otherwise use: their heading carries the compass's bias and no
+    /// step comes while the walker stands, so they serve the field walks worse than the filter's own velocity; and no
+    /// σ limit beyond which the body goes unweighed (docs/tracking.md, "The EKF's ellipse").
     private func facing() -> (heading: Double, sigma: Double)? {
         guard !venue.body.isNone else { return nil }
         let vx = s[2], vy = s[3], speedSquared = vx * vx + vy * vy

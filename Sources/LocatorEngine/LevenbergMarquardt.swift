@@ -233,7 +233,7 @@ package final class LevenbergMarquardt: LeastSquaresSolver {
 
     /// True when `n`, the Newton step from (x0, x1, x2) with `e`'s exact Hessian, is the last a solve needs: taken without
     /// evaluating where it ends, it leaves the answer within the step tolerance of the minimum (the second test below aims
-    /// at a tenth of it; `newtonsFinishEndsAtTheMinimum` found at most 7.1·10⁻⁶ of the unknowns left, where GSL's step test,
+    /// at a tenth of it; `newtonsFinishEndsAtTheMinimum` holds the answer within the step tolerance, where GSL's step test,
     /// under Gauss–Newton's linear convergence, can stop farther than the tolerance).
     /// - Its relative size r (``relativeSize(_:_:_:of:_:_:three:)``) is within the step tolerance (``stepTolerance``·max(|x_j|, 1)):
     ///   the minimum is then within that step, and after it within about its square.

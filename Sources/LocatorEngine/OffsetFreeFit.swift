@@ -68,8 +68,9 @@ package final class OffsetFreeFit {
     /// Reweighting passes of the robust fit.
     package static let robustPasses = 4
     /// The readings beyond the unknowns a scan needs before the robust fit reweighs them (``reweighted(_:)``): two, so
-    /// five RSSI readings for (x, y, δ). The particle filter starts and resets its cloud from this fit; with four
-    /// readings, reweighting put esoc-office's field walk of seed 519 42 m off at its start (efficiency 7.6; 1.9 without).
+    /// five RSSI readings for (x, y, δ). The particle filter starts and resets its cloud from this fit, and with one
+    /// reading to spare reweighting cannot tell an outlier and can start a walk far off (docs/tracking.md, "A lost
+    /// cloud").
     package static let robustSpareReadings = 2
 
     package let venue: Venue
@@ -82,8 +83,8 @@ package final class OffsetFreeFit {
     package let problem: FixProblem
 
     /// What the fit learns and reuses from scan to scan, in one block the class holds by a `let` pointer: read and changed
-    /// through it, it costs no exclusivity check (each access to a class's stored `var` does, with a thread-local lookup:
-    /// a fix made some thirty of them).
+    /// through it, it costs no exclusivity check (each access to a class's stored `var` does, with a thread-local lookup,
+    /// and a fix makes many: docs/speed.md, "How and why").
     private struct State {
         var learned: (mean: Double, variance: Double)?
         var linearCovariance: Covariance2?, linearFull: Symmetric3?
@@ -218,7 +219,8 @@ package final class OffsetFreeFit {
     /// of the informed minimum, where the solver finishes in Newton's steps (`step`, the step's relative size, tells it how
     /// near). Otherwise — and when that matrix is not positive definite — the scan fit's position with the prior's mean:
     /// a Gauss–Newton step would land nearer the minimum but not within the step tolerance of it, and GSL, which stops on
-    /// its first step under that tolerance, would stop there (killian-court's fixes moved up to 1 cm).
+    /// its first step under that tolerance, would stop there, millimetres from the library's fix (docs/speed.md,
+    /// "Alternatives considered").
     private func informedStart(from s: FixProblem.Solution, prior: (mean: Double, sigma: Double),
                                scanPrior: (mean: Double, sigma: Double)?) -> (position: Point, offset: Double, step: Double?) {
         let fallback = (s.position, prior.mean, nil as Double?)
@@ -289,11 +291,10 @@ package final class OffsetFreeFit {
     /// Nil when the facing is not known.
     ///
     /// The model error keeps the body's unknown-heading share: a step's heading is known to about 20° (the compass's
-    /// bias), so the sector's edges stay uncertain, and taking the share out made the stated regions overconfident
-    /// (field walks with steps, `indoorlab coverage --seeds 5 esoc-office museum-gallery --conditions field`: 94.0% /
-    /// 92.4% of fixes inside with the share kept; 89.9% / 85.0% with it taken out, measured when frieze headings set
-    /// the facing too). The truncated-means model compares a corrected reading with the unchanged sensitivity (an
-    /// approximation: the body moves the mean, not the receiver).
+    /// bias), so the sector's edges stay uncertain, and taking the share out makes the stated regions overconfident
+    /// (docs/library.md, "The body, when the phone says which way the walker faces"). The truncated-means model
+    /// compares a corrected reading with the unchanged sensitivity (an approximation: the body moves the mean, not the
+    /// receiver).
     private func bodyCorrected(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], from first: Point) -> [BeaconObservation]? {
         // `starts` is the main fit's list (built by `locate`); it is read here, not changed.
         guard let facing, !obs.isEmpty else { return nil }
@@ -366,12 +367,12 @@ package final class OffsetFreeFit {
     ///
     /// A best minimum outside the venue is tried again from its mirror image inside (``Rect/reflect(_:)``), the lower
     /// cost winning. With the beacons nearly in a line, as along a corridor's walls, the distance from that line and δ
-    /// trade off, and the fit can settle beyond a wall, mirroring the readings' own minimum inside. Exact readings in a
-    /// corridor 2 m wide with beacons on alternate walls were fixed up to 1.8 m off, on the far wall, at 22 of 145
-    /// points; the reflection mends 20 (`IndoorLocatorAPITests.aCorridorFixesWhereTheReadingsWereMade`). The other two
-    /// need a start beyond the reflection, and the starts tried for them (across the venue's middle, across the
-    /// beacons' line) are far from the fit in a large venue, where GSL's path and the pure-Swift solver's part
-    /// (killian-court: fixes 0.1–43 m apart), so they are not made.
+    /// trade off, and the fit can settle beyond a wall, mirroring the readings' own minimum inside. With exact readings
+    /// in a corridor 2 m wide with beacons on alternate walls, the reflection leaves two of its 145 points off
+    /// (`IndoorLocatorAPITests.aCorridorFixesWhereTheReadingsWereMade`). Those need a start beyond the reflection, and
+    /// the starts tried for them (across the venue's middle, across the beacons' line) are far from the fit in a large
+    /// venue, where GSL's path and the pure-Swift solver's part, so they are not made (docs/speed.md, "Alternatives
+    /// considered").
     private func bestFit(starts: [Point], offset: Double?, startStep: Double? = nil, beacons obs: [BeaconObservation],
                          collectingRivals: Bool = false, everyStart: Bool = false) -> FixProblem.Solution? {
         var best: FixProblem.Solution?

@@ -1,7 +1,8 @@
 import Foundation
 
 /// ln(1 + eˣ) and its slope, the logistic 1/(1 + e⁻ˣ), from one table, for the particle filter's heavy-tailed
-/// mixture (a thousand particles × every beacon heard, every scan; libm's exp was a quarter of the filter's time):
+/// mixture (a thousand particles × every beacon heard, every scan, where libm's `exp` is a sizeable share of the
+/// filter's time: docs/tracking.md, "The field's likelihood"):
 /// ln((1 − ε)/s·e^(−r²/2s²) + ε/S·e^(−r²/2S²)) = ln((1 − ε)/s) − r²/2s² + softplus(r²·(1/2s² − 1/2S²) + ln(ε·s/((1 − ε)·S))),
 /// and the reading's inlier share is 1 − logistic(the same argument). Linear between points 1/32 apart on [−40, 40]:
 /// within 3.1·10⁻⁵ of ln(1 + eˣ) (h²/8 · max ln(1 + eˣ)″ = h²/32) and 1.2·10⁻⁵ of the logistic (h²/8 · 0.0962); beyond, x and 1

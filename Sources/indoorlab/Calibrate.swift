@@ -101,7 +101,7 @@ struct Calibrate: ParsableCommand {
 
     /// Where --plot draws: the path less its extension, and the formats (.png, .svg, or both without one).
     func plotTarget(_ path: String) throws -> (base: String, formats: [PlotFormat]) {
-        // A name that is only an extension ('.png', once wrote the hidden '.png.png') names no figure.
+        // A name that is only an extension ('.png', which would write the hidden '.png.png') names no figure.
         guard OutputFile.namesAFile(path), !(path.split(separator: "/").last ?? "").hasPrefix(".") else {
             throw ValidationError("--plot '\(path)': give a file name (with .png, .svg, or no extension for both)")
         }

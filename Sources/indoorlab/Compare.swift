@@ -30,8 +30,8 @@ struct Compare: ParsableCommand {
     @Option(parsing: .unconditional, help: "Number of seeds per scenario (seeds S, S+1, …, S+N−1 with S from --seed), 1–\(Compare.maximumSeeds). With --real, the particle filters run on the real protocols once per seed too, and their figures there pool the seeds.")
     var seeds: Int = 10
 
-    /// The leaderboard keeps every fix of every seed in memory: about 20 MB per seed for the five bundled
-    /// scenarios in both conditions (`/usr/bin/time -f %M indoorlab compare --seeds 2` and `--seeds 6`).
+    /// The leaderboard keeps every fix of every seed in memory, so the seeds are bounded (docs/tournament.md,
+    /// "Running it").
     static let maximumSeeds = 200
 
     @Option(parsing: .unconditional, help: "First seed (default: 1).", transform: parseSeed)
