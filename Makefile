@@ -9,7 +9,7 @@ REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tr
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo check-results test docs bench plots clean install install-files fuzz fuzz-build
+.PHONY: all deps build demo demo-run check-results test docs bench plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -33,6 +33,10 @@ build: deps
 # The main job: validate the bundled scenarios, run the tournament, write results (docs/results.md, docs/coverage.md)
 # and plots.
 demo: build
+	$(MAKE) --no-print-directory demo-run BIN=$(BIN)
+
+# make demo's steps, with the binary BIN.
+demo-run:
 	$(BIN) validate Scenarios/*.yaml
 	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots --report docs/results.md
 	$(BIN) coverage --seeds 5 --estimator offset-learning,particle-filter --report docs/coverage.md
@@ -40,16 +44,20 @@ demo: build
 	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
 	$(BIN) replay --strict --junit out/replay-junit.xml Recordings/*.sqlite
 
-# The committed results are what the code produces: make demo again (with the real datasets beside the clone), then
-# fail if docs/results.md, docs/coverage.md, a plot or a recording's baselines changed, or if README's headline table left the results.
-check-results:
+# The committed results are what the code produces: make demo's steps again (with the real datasets beside the clone),
+# then fail if docs/results.md, docs/coverage.md, a plot or a recording's baselines changed, or if README's headline
+# table left the results. It runs the test build's binary (optimised as make build's, with testing enabled: the same
+# outputs), so that after make test, as in CI, no second build is needed.
+check-results: deps
 	@test -n "$(REAL)" || { echo "error: check-results needs the real datasets (uji-ble-geo, danis-ble-tracks) in $(DATASETS): the committed results include them" >&2; exit 2; }
-	$(MAKE) demo
+	$(SWIFT) build $(TEST_FLAGS) --product indoorlab
+	$(MAKE) --no-print-directory demo-run BIN=$(TEST_BIN)
 	scripts/results-check
 
 # The tests run optimised (testable imports need -enable-testing): 375 tests in 50–120 s on this project's 2-core machines,
 # against 31 min unoptimised. Their own scratch path keeps `make build`'s release products from being rebuilt with other flags.
 TEST_FLAGS := -c release -Xswiftc -enable-testing --scratch-path .build/tests
+TEST_BIN   := .build/tests/release/indoorlab
 test: deps
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
