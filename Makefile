@@ -9,7 +9,7 @@ REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tr
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo demo-run check-results test docs bench plots clean install install-files fuzz fuzz-build
+.PHONY: all deps build demo demo-run check-results test docs bench bench-memory plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -92,6 +92,10 @@ fuzz: fuzz-build
 
 bench: build
 	$(BIN) bench
+
+# Import and replay at 1 M and 20 M readings: readings/s and peak memory (docs/speed.md, "Memory").
+bench-memory: build
+	scripts/memory-bench $(BIN)
 
 clean:
 	rm -rf .build out

@@ -55,3 +55,51 @@ public func parentPath(_ path: String) -> String {
     return parent.isEmpty ? "/" : String(parent)
 }
 
+
+// MARK: - Control characters
+
+/// Whether `scalar` is a control character a terminal may act on rather than show: C0 (U+0000–U+001F: ESC starts the
+/// sequences that retitle a window, hide text or set the clipboard, BEL ends them), DEL, C1 (U+0080–U+009F, where
+/// U+009B is a one-character CSI), and the bidirectional formatting characters that reorder what is shown
+/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+public func isControlCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+    default: return false
+    }
+}
+
+/// How messages name a control character: `U+001B (ESC)`.
+public func controlCharacterName(_ scalar: Unicode.Scalar) -> String {
+    let names: [UInt32: String] = [0x00: "NUL", 0x07: "BEL", 0x08: "BS", 0x09: "TAB", 0x0A: "LF", 0x0D: "CR", 0x1B: "ESC",
+                                   0x7F: "DEL", 0x9B: "CSI", 0x9D: "OSC", 0x202E: "RIGHT-TO-LEFT OVERRIDE"]
+    let code = "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true)
+    return names[scalar.value].map { "\(code) (\($0))" } ?? code
+}
+
+/// Why `text` cannot be a name, id or label, or nil: the first control character it holds (``isControlCharacter(_:)``),
+/// and where. Names reach terminals (tables, messages), CSV files and plots, where a control character acts: it could
+/// retitle a terminal, hide text or set its clipboard. With `allowingLineBreaks` (free text: a description, notes), line
+/// feeds, carriage returns and tabs are allowed.
+public func controlCharacterProblem(in text: String, allowingLineBreaks: Bool = false) -> String? {
+    for (k, scalar) in text.unicodeScalars.enumerated() where isControlCharacter(scalar) {
+        if allowingLineBreaks && (scalar == "\n" || scalar == "\r" || scalar == "\t") { continue }
+        return "holds the control character \(controlCharacterName(scalar)) at character \(k + 1) ('\(showingControls(abbreviated(text), keepingLineBreaks: false))'); names may not hold control characters, which act on a terminal that shows them"
+    }
+    return nil
+}
+
+/// `text` with every control character (``isControlCharacter(_:)``) written out as `\u{1B}`, so that text from a file
+/// shown on a terminal is seen, never obeyed. With `keepingLineBreaks`, line feeds and tabs stay (a message's own lines).
+public func showingControls(_ text: String, keepingLineBreaks: Bool = true) -> String {
+    guard text.unicodeScalars.contains(where: isControlCharacter) else { return text }
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        if isControlCharacter(scalar) && !(keepingLineBreaks && (scalar == "\n" || scalar == "\t")) {
+            out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+        } else {
+            out.append(scalar)
+        }
+    }
+    return String(out)
+}

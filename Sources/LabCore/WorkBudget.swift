@@ -33,6 +33,13 @@ public enum WorkBudget {
     /// Beacons in one venue: the walks' posterior bound grows with the cube of the beacons heard (2,000 took minutes
     /// for a 9-window walk); 1,000 is far more than any venue mounts.
     public static let maximumBeacons = 1_000
+    /// Corners of one room: checking that a room does not cross itself compares every pair of its edges (200,000
+    /// corners took over a minute); a room drawn from a survey has hundreds.
+    public static let maximumCornersPerRoom = 10_000
+    /// Corners of all rooms: every epoch looks up the room it is in.
+    public static let maximumCorners = 100_000
+    /// Fixes one learning curve computes (`plot offset-learning`: runs × scans; 10⁸ would take hours).
+    public static let maximumLearningFixes = 1_000_000
     /// Readings simulated in one walk or one grid pass (windows × advertisements × beacons): about 32 bytes
     /// each in memory, so 2·10⁷ is some 640 MB.
     public static let maximumReadingsPerPass = 20_000_000
@@ -55,7 +62,7 @@ public enum WorkBudget {
     }
 
     /// Every quantity of `s` outside its range, or whose work (advertisements per window, test points,
-    /// windows per walk) exceeds the budget.
+    /// windows per walk, room corners) exceeds the budget.
     public static func problems(_ s: Scenario) -> [Problem] {
         var out: [Problem] = []
         func add(_ path: [Problem.PathStep], _ message: String) { out.append(Problem(path: path, message: message)) }
@@ -78,6 +85,17 @@ public enum WorkBudget {
             if perWindow > Double(maximumAdvertisementsPerWindow) {
                 add([.key("radio"), .key("scan_window")], "a \(number(window)) s window at one advertisement every \(number(adv)) s is \(number(perWindow.rounded(.down))) readings per beacon; the budget is \(maximumAdvertisementsPerWindow) (shorten scan_window or lengthen advertising_interval)")
             }
+        }
+
+        var corners = 0
+        for (i, room) in s.rooms.enumerated() {
+            corners += room.polygon.vertices.count
+            if room.polygon.vertices.count > maximumCornersPerRoom {
+                add([.key("rooms"), .index(i), .key("polygon")], "room '\(room.name)' has \(room.polygon.vertices.count) corners; the budget is \(maximumCornersPerRoom) per room (simplify the outline)")
+            }
+        }
+        if corners > maximumCorners {
+            add([.key("rooms")], "the rooms have \(corners) corners in all; the budget is \(maximumCorners) (simplify the outlines)")
         }
 
         if s.beacons.count > maximumBeacons {
@@ -110,11 +128,9 @@ public enum WorkBudget {
             if !speedRange.contains(walk.speed) {
                 add([.key("walks"), .index(i), .key("speed")], "expected \(number(speedRange.lowerBound))–\(number(speedRange.upperBound)) m/s, found \(number(walk.speed))")
             } else if scanWindowRange.contains(window) && walk.pauses.allSatisfy({ pauseRange.contains($0.seconds) }) {
-                // One window per advance of speed × window along the path (at the slowest speed the walk can
-                // reach), one per look, one per window of each pause, one at the last waypoint.
                 let slowest = walk.speedBounds.lowerBound
                 let paused = walk.pauses.reduce(0.0) { $0 + ($1.seconds / window).rounded(.up) }
-                let windows = (walk.length / (slowest * window)).rounded(.up) + Double(walk.looks.count + 2) + paused
+                let windows = Self.windows(of: walk, scanWindow: window)
                 if windows > Double(maximumWindowsPerWalk) {
                     let pace = "\(number(walk.length)) m at \(number(slowest)) m/s\(walk.speedSigma > 0 ? " or faster" : "")\(paused > 0 ? ", \(number(paused)) windows of pauses" : "")"
                     add([.key("walks"), .index(i)], "walk '\(walk.name)' (\(pace)) is \(number(windows)) scan windows; the budget is \(maximumWindowsPerWalk)")
@@ -143,9 +159,22 @@ public enum WorkBudget {
         return out
     }
 
+    /// The most scan windows `walk` can take at `scanWindow` seconds each: one per advance of speed × window along the
+    /// path (at the slowest speed the walk can reach), one per look, one per window of each pause, one at the last
+    /// waypoint.
+    public static func windows(of walk: Walk, scanWindow window: Double) -> Double {
+        let paused = walk.pauses.reduce(0.0) { $0 + ($1.seconds / window).rounded(.up) }
+        return (walk.length / (walk.speedBounds.lowerBound * window)).rounded(.up) + Double(walk.looks.count + 2) + paused
+    }
+
     /// Throws the problems of `s` as one error (for scenarios built in code rather than loaded).
     public static func check(_ s: Scenario) throws {
         let p = problems(s)
         if !p.isEmpty { throw InputErrors(p.map { InputError(file: s.name, field: $0.field, $0.message) }) }
     }
+}
+
+extension Polygon {
+    /// Whether checking this outline's edges pairwise stays within the work budget (``WorkBudget/maximumCornersPerRoom``).
+    public var isWithinCornerBudget: Bool { vertices.count <= WorkBudget.maximumCornersPerRoom }
 }

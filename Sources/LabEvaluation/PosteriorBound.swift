@@ -147,3 +147,40 @@ public struct PosteriorBound: Sendable {
         add(g, beacon: nil)
     }
 }
+
+extension PosteriorBound {
+    /// The most work one walk's bound may take: scan windows × states³ (each window inverts the states' n×n
+    /// information twice; with a beacon spread every beacon's ΔP0 is a state): about 40 s per walk on this project's
+    /// 2-core machine, where 400 beacons over 32 windows (2.1·10⁹) took 8 s (docs/speed.md, "Bounded work"). 1,000
+    /// beacons allow 9 windows, 400 about 150, 100 about 9,400.
+    public static let maximumWork = 1e10
+
+    /// The states the bound of a walk of `s` carries under `condition`.
+    static func states(_ s: Scenario, condition: SimulationCondition) -> Int {
+        let spread = condition.impairments(s.radio).beaconP0Sigma > 0
+        return MotionModel.stateCount + (s.pdr != nil ? 2 : 0) + (spread ? s.beacons.count : 0)
+    }
+
+    /// Each walk of `s` whose bound under one of `conditions` would take more than ``maximumWork``, with the field path
+    /// and what would bring it within.
+    public static func workProblems(_ s: Scenario, conditions: [SimulationCondition]) -> [(field: String, message: String)] {
+        var out: [(field: String, message: String)] = []
+        for condition in conditions {
+            let n = Double(states(s, condition: condition))
+            for (i, walk) in s.walks.enumerated() {
+                let windows = WorkBudget.windows(of: walk, scanWindow: s.radio.scanWindow)
+                let work = windows * n * n * n
+                guard work > maximumWork else { continue }
+                let most = (maximumWork / (n * n * n)).rounded(.down)
+                out.append((field: "walks[\(i)]", message: "walk '\(walk.name)' under the \(condition.rawValue) condition: its posterior bound carries \(Int(n)) states (one per beacon with the beacon spread) over up to \(Format.number(windows)) scan windows, \(Format.number(work)) operations; the budget is \(Format.number(maximumWork)) (at most \(Format.number(most)) windows with \(s.beacons.count) beacons: a shorter walk, fewer beacons, or the ideal condition)"))
+            }
+        }
+        return out
+    }
+
+    /// Throws ``workProblems(_:conditions:)`` as one error naming the scenario.
+    public static func checkWork(_ s: Scenario, conditions: [SimulationCondition]) throws {
+        let p = workProblems(s, conditions: conditions)
+        if !p.isEmpty { throw InputErrors(p.map { InputError(file: s.name, field: $0.field, $0.message) }) }
+    }
+}

@@ -52,7 +52,7 @@ public enum RecordingReplay {
         let kinds = estimators ?? defaultEstimators(r)
         let venue = r.venue.venue
         let built = EpochBuilder(venue: venue).epochs(r)
-        let results = Tournament.evaluate(epochs: built.epochs, venue: venue, estimators: kinds,
+        let results = Tournament.evaluate(epochs: built.epochs, observations: built.observations, venue: venue, estimators: kinds,
                                           scenario: r.info.name, seed: r.info.seed ?? 0)
         let scores = kinds.map { k in ScenarioScore(scenario: r.info.name, estimator: k, results: results.filter { $0.estimator == k }) }
         var noFixes: [EstimatorKind: String] = [:]

@@ -22,6 +22,8 @@ public struct ReplayGate {
     public var updateBaseline = false
     /// Also fail a recording that the gate does not really check.
     public var strict = false
+    /// Called before each attempt to store a recording's baselines (tests make a concurrent change here).
+    var beforeStoring: ((String) -> Void)?
 
     public init(estimators: [EstimatorKind]? = nil, updateBaseline: Bool = false, strict: Bool = false) {
         self.estimators = estimators; self.updateBaseline = updateBaseline; self.strict = strict
@@ -56,7 +58,8 @@ public struct ReplayGate {
     /// The recordings at `files` as the gate reads them: each with the baselines of its reviewable file when there is
     /// one, and, given `radio`, scored with that fit (what the fit knows that a recording lacks goes to `note`).
     public static func load(files: [String], radio: String?, note: (String) -> Void) throws -> [Recording] {
-        var recordings = try files.map { try RecordingStore.read(path: $0) }
+        // Condensed: a replay holds each scan window's sums, never the readings (memory grows with the windows).
+        var recordings = try files.map { try RecordingStore.readCondensed(path: $0) }
         for (i, file) in files.enumerated() {
             if let b = try BaselineFile.read(path: BaselineFile.path(forRecording: file), recording: recordings[i].info.name) {
                 recordings[i].baselines = b
@@ -70,7 +73,7 @@ public struct ReplayGate {
                 let parts = [unused.beacons.isEmpty ? nil : "\(unused.beacons.count == 1 ? "beacon" : "beacons") \(unused.beacons.joined(separator: ", "))",
                              unused.materials.isEmpty ? nil : "\(unused.materials.count == 1 ? "material" : "materials") \(unused.materials.joined(separator: ", "))"].compactMap { $0 }
                 if !parts.isEmpty { note("\(radio): fits \(parts.joined(separator: " and ")), which \(files[i]) does not have: not used") }
-                recordings[i].venue = fit.applied(to: recordings[i].venue, readings: recordings[i].rssi)
+                recordings[i].venue = fit.applied(to: recordings[i].venue, floor: recordings[i].readingFloor)
             }
         }
         return recordings
@@ -86,16 +89,43 @@ public struct ReplayGate {
             throw InputError(file: files[i], "has no scored epoch that heard a beacon (a scan window with readings and ground truth): no baselines to store")
         }
         var verdicts: [Verdict] = []
-        for (file, result) in zip(files, results) {
-            if updateBaseline {
-                // Merged with the baselines of other estimators under the recording's lock, file and table together.
-                try RecordingStore.updateBaselines(BaselineJudge.baselines(from: result.scores), estimators: Set(result.estimators),
-                                                   path: file, file: BaselineFile.path(forRecording: file))
-            }
+        for (k, file) in files.enumerated() {
+            var result = results[k]
+            if updateBaseline { result = try store(result, of: recordings[k], file: file) }
             verdicts.append(Verdict(file: file, result: result, updated: updateBaseline,
                                     strictProblems: strict ? RecordingReplay.strictProblems(result) : [], strict: strict))
         }
         return Outcome(verdicts: verdicts)
+    }
+}
+
+extension ReplayGate {
+    /// How many times an update recomputes figures whose recording's model changed under it before giving up.
+    static let storeAttempts = 3
+
+    /// Stores `result`'s figures as the baselines of the recording at `file`, merged with the baselines of other
+    /// estimators under the recording's lock, file and table together. They are stored only while the recording's
+    /// venue is still the one they were computed with: when a concurrent `calibrate --apply` changed it, the recording
+    /// is read again and replayed, up to ``storeAttempts`` times.
+    /// - Returns: the result whose figures were stored.
+    /// - Throws: ``FileBusy`` when the model kept changing.
+    func store(_ result: RecordingReplay.Result, of recording: Recording, file: String) throws -> RecordingReplay.Result {
+        var result = result, venue = recording.venue
+        for attempt in 1...Self.storeAttempts {
+            beforeStoring?(file)
+            do {
+                try RecordingStore.updateBaselines(BaselineJudge.baselines(from: result.scores), estimators: Set(result.estimators),
+                                                   path: file, file: BaselineFile.path(forRecording: file), computedWith: venue)
+                return result
+            } catch is ModelChanged where attempt < Self.storeAttempts {
+                let fresh = try RecordingStore.readCondensed(path: file)
+                venue = fresh.venue
+                result = RecordingReplay.run(fresh, estimators: result.estimators)
+            } catch is ModelChanged {
+                break
+            }
+        }
+        throw FileBusy(file: file, "its radio model changed \(Self.storeAttempts) times while the baselines were computed (concurrent calibrate --apply runs): nothing was stored; run replay --update-baseline again")
     }
 }
 

@@ -36,7 +36,10 @@ public struct Tournament: Sendable {
     /// Runs every job; `progress(label, seed)` is called (from any thread) after each finishes.
     /// - Throws: ``InputErrors`` when a scenario asks for more work than ``WorkBudget`` allows.
     public func run(progress: (@Sendable (String, UInt64) -> Void)? = nil) throws -> [EpochResult] {
-        for s in scenarios { try WorkBudget.check(s) }
+        for s in scenarios {
+            try WorkBudget.check(s)
+            if includeWalks { try PosteriorBound.checkWork(s, conditions: conditions) }
+        }
         let jobs = scenarios.indices.flatMap { s in conditions.flatMap { c in seeds.map { (s, c, $0) } } }
         let slots = ResultSlots<EpochResult>(count: jobs.count)
         DispatchQueue.concurrentPerform(iterations: jobs.count) { j in
@@ -92,9 +95,10 @@ public struct Tournament: Sendable {
     /// estimators hear ``PositionEstimator/startDevice()`` at its start. A walk goes to each estimator whole
     /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid, and in a recording
     /// whose truth is a survey of static spots, every point is a new track of the same phone
-    /// (``PositionEstimator/startTrack()``).
-    public static func evaluate(epochs: [Epoch], venue: Venue, estimators kinds: [EstimatorKind], scenario: String, seed: UInt64,
-                                bound: CramerRaoBound? = nil, posterior: PosteriorBound? = nil) -> [EpochResult] {
+    /// (``PositionEstimator/startTrack()``). With `observations` (one per epoch: a replay's condensed readings), those
+    /// are what the estimators get, instead of observations made from the epochs' readings.
+    public static func evaluate(epochs: [Epoch], observations given: [Observation]? = nil, venue: Venue, estimators kinds: [EstimatorKind],
+                                scenario: String, seed: UInt64, bound: CramerRaoBound? = nil, posterior: PosteriorBound? = nil) -> [EpochResult] {
         let judge = EpochJudge(venue: venue, bound: bound)
         let posterior = posterior ?? PosteriorBound(bound: judge.bound)
         let estimators = kinds.map { $0.make(venue: venue) }
@@ -102,7 +106,7 @@ public struct Tournament: Sendable {
         out.reserveCapacity(epochs.count * estimators.count)
         for range in passes(epochs) {
             let pass = epochs[range]
-            let observations = pass.map { judge.observation(for: $0) }
+            let observations = given.map { Array($0[range]) } ?? pass.map { judge.observation(for: $0) }
             let isStatic = Self.isStatic(pass)
             let pcrb = isStatic ? nil : judge.pcrb(walk: pass, observations: observations, posterior: posterior)
             let outcomes = estimators.map { run($0, pass: pass, observations: observations) }

@@ -13,6 +13,9 @@ import LabEstimators
 ///    between the last count that failed and the first that met it; the answer is a count that meets the
 ///    target in simulation while the count one lower failed (in simulation, or already by the bound);
 /// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found.
+///
+/// Before any of it, a target that even a beacon at every candidate place cannot meet by the bound is reported at once
+/// (``Result/outOfReach``).
 public struct Planner: Sendable {
     public struct Options: Sendable {
         public var targetP90: Double
@@ -48,6 +51,9 @@ public struct Planner: Sendable {
         public var candidates: Int
         public var walkableArea: Double
         public var chosenPerPointP90: [Double]
+        /// Set when the bound rules the target out before any search: the prediction with a beacon at every candidate
+        /// place (more beacons only add information, so no layout predicts better). Nothing is searched or simulated then.
+        public var outOfReach: CoverageFigures? = nil
     }
 
     public let scenario: Scenario
@@ -195,6 +201,20 @@ public struct Planner: Sendable {
             return st.meetsTarget
         }
 
+        let area = scenario.rooms.isEmpty ? scenario.bounds.area : scenario.rooms.map(\.polygon.area).reduce(0, +)
+        let empty = Step(count: 0, positions: [], predicted: CoverageFigures(perPointP90: [], target: options.targetP90, coverage: options.coverage),
+                         simulated: nil, target: options.targetP90)
+        // 0. Out of reach at once: a beacon at every candidate place is the most information any layout gives.
+        let everywhere = CoverageFigures(perPointP90: model.predictedP90(layout: Array(model.candidates.indices)),
+                                         target: options.targetP90, coverage: options.coverage)
+        if everywhere.areaQuantile > options.targetP90 {
+            progress?(model.candidates.count, "predicted area P90 \(Format.metres(everywhere.areaQuantile)) m with a beacon at every candidate place: out of reach")
+            var result = Result(met: false, chosen: empty, steps: [], points: model.points.count, candidates: model.candidates.count,
+                                walkableArea: area, chosenPerPointP90: [])
+            result.outOfReach = everywhere
+            return result
+        }
+
         // 1. The bound alone, until it says the target is within reach.
         var n = 3
         while n <= limit && predict(n).predicted.areaQuantile > options.targetP90 { n += 1 }
@@ -226,10 +246,7 @@ public struct Planner: Sendable {
             if ka != kb { return ka < kb }
             return a.predicted.areaQuantile < b.predicted.areaQuantile
         }
-        let area = scenario.rooms.isEmpty ? scenario.bounds.area : scenario.rooms.map(\.polygon.area).reduce(0, +)
         guard let best else {
-            let empty = Step(count: 0, positions: [], predicted: CoverageFigures(perPointP90: [], target: options.targetP90, coverage: options.coverage),
-                             simulated: nil, target: options.targetP90)
             return Result(met: false, chosen: empty, steps: [], points: model.points.count, candidates: model.candidates.count,
                           walkableArea: area, chosenPerPointP90: [])
         }

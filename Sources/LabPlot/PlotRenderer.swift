@@ -15,7 +15,8 @@ public struct PlotError: Error, Sendable, CustomStringConvertible, Equatable {
 /// so every figure is drawn under one lock, from `plinit` to `plend`; callers may be concurrent.
 ///
 /// Each format is written to a temporary file in the target directory and renamed into place only
-/// when every format of the figure has been drawn: a failure leaves no partial or stale-new file.
+/// when every format of the figure has been drawn: a failure leaves no partial or stale-new file, and one a killed
+/// run left (``PartialFiles``) is removed by the next figure drawn there.
 public final class PlotRenderer: Sendable {
     /// The renderer every caller shares.
     public static let shared = PlotRenderer()
@@ -42,14 +43,16 @@ public final class PlotRenderer: Sendable {
         let url = URL(fileURLWithPath: basePath)
         let dir = url.deletingLastPathComponent()
         if let problem = createDirectories(dir.path) { throw PlotError(path: dir.path, "cannot create the output directory: \(problem)") }
-        let unique = "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))"
+        let unique = "-" + UUID().uuidString.prefix(8)
         var written: [(temp: String, final: String)] = []
         defer { for w in written { unlink(w.temp) } }   // no-op for files already renamed
 
         var seen = Set<PlotFormat>()
         for format in formats where seen.insert(format).inserted {
             let final = basePath + "." + format.fileExtension
-            let temp = dir.path + "/." + url.lastPathComponent + "." + format.fileExtension + ".tmp-" + unique
+            let finalName = url.lastPathComponent + "." + format.fileExtension
+            PartialFiles.removeStale(in: dir.path, writing: finalName)
+            let temp = dir.path + "/" + PartialFiles.name(for: finalName, tag: unique)
             // PLplot exits the process when it cannot open its output: find out first, in Swift.
             guard FileManager.default.createFile(atPath: temp, contents: nil) else {
                 throw PlotError(path: final, "cannot write in \(dir.path)")

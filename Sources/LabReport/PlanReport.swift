@@ -21,6 +21,10 @@ public enum PlanReport {
         func pct(_ v: Double) -> String { Figures.percent(v, digits: 0) }
         let m = Figures.metresOrNoFix
         var out = "\(scenario): \(result.points) walkable points (\(Format.fixed(result.walkableArea, 0)) m²), \(counted(result.candidates, "candidate position")) (\(o.mount.rawValue))\n"
+        if let best = result.outOfReach {
+            out += "target NOT met: P90 ≤ \(Format.metres(o.targetP90)) m on \(pct(o.coverage)) of the walkable area is out of reach: even with a beacon at every candidate position (\(result.candidates)) the predicted area P90 is \(m(best.areaQuantile)) (coverage \(pct(best.coverage))), the best this venue allows at --candidate-spacing \(Format.number(o.candidateSpacing)) m; nothing was searched or simulated\n"
+            return out
+        }
         var rows = [["beacons", "predicted area P90", "predicted coverage", "simulated area P90", "simulated coverage"]]
         for st in result.steps {
             rows.append(["\(st.count)", m(st.predicted.areaQuantile), pct(st.predicted.coverage),

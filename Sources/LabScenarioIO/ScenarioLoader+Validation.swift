@@ -38,9 +38,6 @@ extension ScenarioLoader {
         func checkDuplicates(_ ids: [String], list: String, key: String) {
             var seen: [String: Int] = [:]
             for (i, id) in ids.enumerated() {
-                if id.utf8.contains(0) {
-                    flag([list, i, key], "the \(key) holds a NUL character (\\0), which recordings, CSV and plots cannot carry")
-                }
                 if let first = seen[id] {
                     flag([list, i, key], "duplicate \(key) '\(id)' (first used by \(entry(list, first)))")
                 } else { seen[id] = i }
@@ -54,6 +51,26 @@ extension ScenarioLoader {
             for (i, name) in names.enumerated() where name.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) {
                 flag([list, i, key], "'\(abbreviated(name))' holds a comma, a quote or a line break, which the lab's CSV files cannot carry")
             }
+        }
+        // Names reach terminals, CSV files, recordings and plots: no control character (a NUL would also cut a recording's
+        // text short; an ESC could retitle the terminal that shows a table).
+        func checkNoControls(_ names: [String], list: String, key: String) {
+            for (i, name) in names.enumerated() {
+                if let problem = controlCharacterProblem(in: name) { flag([list, i, key], "the \(key) \(problem)") }
+            }
+        }
+        checkNoControls(s.beacons.map(\.id), list: "beacons", key: "id")
+        checkNoControls(s.beacons.map { $0.uuid ?? "" }, list: "beacons", key: "uuid")
+        checkNoControls(s.rooms.map(\.name), list: "rooms", key: "name")
+        checkNoControls(s.rooms.map(\.area), list: "rooms", key: "area")
+        checkNoControls(s.landmarks.map(\.name), list: "landmarks", key: "name")
+        checkNoControls(s.checkpoints.map(\.id), list: "checkpoints", key: "id")
+        checkNoControls(s.walks.map(\.name), list: "walks", key: "name")
+        for key in s.materials.keys.sorted() {
+            if let problem = controlCharacterProblem(in: key) { flag(["materials", key], "the material name \(problem)") }
+        }
+        if let problem = controlCharacterProblem(in: s.description, allowingLineBreaks: true) {
+            flag(["description"], "the description " + problem.replacingOccurrences(of: "names may not", with: "text may not"))
         }
         checkCSVSafe(s.beacons.map(\.id), list: "beacons", key: "id")
         checkCSVSafe(s.rooms.map(\.name), list: "rooms", key: "name")
@@ -81,11 +98,13 @@ extension ScenarioLoader {
         if case .sequence(let listed)? = root["beacons"], listed.isEmpty {
             flag(["beacons"], "a scenario needs at least one beacon")
         }
+        // Over the corner budget, the pairwise check is not run (the budget says why, below).
+        let cornersWithinBudget = s.rooms.reduce(0) { $0 + $1.polygon.vertices.count } <= WorkBudget.maximumCorners
         for (i, r) in s.rooms.enumerated() {
             let p = r.polygon
             if p.vertices.count < 3 || p.area < 1e-6 {
                 flag(["rooms", i, "polygon"], "room '\(r.name)' is degenerate: expected at least 3 points enclosing a non-zero area")
-            } else if p.isSelfIntersecting {
+            } else if cornersWithinBudget && p.isWithinCornerBudget && p.isSelfIntersecting {
                 flag(["rooms", i, "polygon"], "room '\(r.name)' crosses itself: list the corners in order around the room")
             }
             for (j, v) in p.vertices.enumerated() where !s.bounds.contains(v) {

@@ -1,66 +1,132 @@
 import Foundation
 import LabCore
 
-/// A CSV file read whole into memory and scanned without allocating per line: fields are byte ranges,
-/// numbers are parsed from the bytes. Plain CSV only: comma-separated, no quoting (no field of the formats
-/// read here contains a comma), `\n` or `\r\n` line ends, optional UTF-8 byte-order mark, blank lines skipped.
+/// A CSV file scanned block by block without allocating per line: fields are byte ranges, numbers are parsed from
+/// the bytes, and memory stays flat whatever the file's size (one block and the line it ends in). Plain CSV only:
+/// comma-separated, no quoting (no field of the formats read here contains a comma), `\n` or `\r\n` line ends,
+/// optional UTF-8 byte-order mark, blank lines skipped.
 struct CSVFile {
     let path: String
-    let bytes: [UInt8]
+    /// The text itself, for a file given as bytes (results read from a string); nil: read from `path`.
+    private let bytes: [UInt8]?
+
+    /// How much of the file is read at a time, bytes.
+    static let blockSize = 1 << 20
+    /// The longest line a file may have, bytes: a line is held whole while it is scanned.
+    static let maximumLineBytes = 16 << 20
 
     init(path: String) throws {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { throw InputError(file: path, "no such file") }
         guard !isDir.boolValue else { throw InputError(file: path, "is a directory, not a CSV file") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputError(file: path, "cannot read the file") }
-        var b = [UInt8](data)
-        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
+        guard access(path, R_OK) == 0 else { throw InputError(file: path, "cannot read the file: \(String(cString: strerror(errno)))") }
         self.path = path
-        self.bytes = b
+        self.bytes = nil
     }
 
     init(path: String, bytes: [UInt8]) { self.path = path; self.bytes = bytes }
 
-    /// A NUL byte is never CSV text (a binary file, or a corrupted one), and text holding one cannot be
-    /// stored in a recording (SQLite's text stops there): the first is reported with its line and column.
-    func refuseNUL() throws {
-        let found: Int? = bytes.withUnsafeBufferPointer { b in
-            guard let base = b.baseAddress, let hit = memchr(base, 0, b.count) else { return nil }
-            return UnsafeRawPointer(hit) - UnsafeRawPointer(base)
-        }
-        guard let at = found else { return }
-        let line = bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
-        let column = at - ((bytes[..<at].lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0) + 1
-        throw InputError(InputLocation(file: path, line: line, column: column), "a NUL byte (0x00): expected text (is this a binary or corrupted file?)")
-    }
-
     /// Calls `body` for every non-blank line with its fields. `columns` names the fields in error messages.
+    /// A NUL byte is never CSV text (a binary file, or a corrupted one), and text holding one cannot be stored in a
+    /// recording (SQLite's text stops there): the first is reported with its line and column.
     func forEachRecord(columns: [String], _ body: (inout CSVRecord) throws -> Void) throws {
-        try refuseNUL()
-        try bytes.withUnsafeBufferPointer { buf in
-            var rec = CSVRecord(buffer: buf, file: path, columns: columns)
-            let n = buf.count
-            var pos = 0
-            var line = 0
-            while pos < n {
-                line += 1
-                var end = pos
-                rec.fields.removeAll(keepingCapacity: true)
-                var start = pos
-                while end < n && buf[end] != 0x0A {
-                    if buf[end] == 0x2C { rec.fields.append(start..<end); start = end + 1 }
-                    end += 1
-                }
-                rec.fields.append(start..<end)   // a trailing \r goes with the trimming
-                let next = end + 1
-                if !(rec.fields.count == 1 && rec.isBlank(0)) {
-                    rec.line = line
-                    for i in rec.fields.indices { rec.fields[i] = rec.trimmed(rec.fields[i]) }
-                    try body(&rec)
-                }
-                pos = next
+        var scanner = LineScanner(path: path, columns: columns)
+        if let bytes {
+            try bytes.withUnsafeBufferPointer { try scanner.scan($0, final: true, body) }
+            return
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw InputError(file: path, "cannot read the file: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        // pending[0..<filled]: the unscanned tail of the last block (a line cut by the block's end), then the new block.
+        var pending = [UInt8](repeating: 0, count: Self.blockSize * 2)
+        var filled = 0
+        while true {
+            if pending.count - filled < Self.blockSize { pending.append(contentsOf: repeatElement(0, count: Self.blockSize)) }
+            let n = pending.withUnsafeMutableBytes { buf in read(fd, buf.baseAddress! + filled, Self.blockSize) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw InputError(file: path, "cannot read the file: \(String(cString: strerror(errno)))")
+            }
+            filled += n
+            let atEnd = n == 0
+            let used = try pending.withUnsafeBufferPointer { buf in
+                try scanner.scan(UnsafeBufferPointer(rebasing: buf[0..<filled]), final: atEnd, body)
+            }
+            if atEnd { return }
+            // Keep the cut line; its start moves to the front.
+            if used > 0 {
+                pending.withUnsafeMutableBytes { buf in _ = memmove(buf.baseAddress!, buf.baseAddress! + used, filled - used) }
+                filled -= used
+            }
+            if filled > Self.maximumLineBytes {
+                throw InputError(InputLocation(file: path, line: scanner.line + 1),
+                                 "a line longer than \(Self.maximumLineBytes >> 20) MiB: expected a CSV line (is this a CSV file?)")
+            }
+            if pending.count > Self.blockSize * 2 && filled < Self.blockSize { pending = Array(pending[0..<Self.blockSize * 2]) }
+        }
+    }
+}
+
+/// Splits text into lines and fields, block after block, counting lines across blocks.
+struct LineScanner {
+    let path: String
+    /// The fields' names for messages (a header line read by ``CSVFile/forEachRow(required:optional:_:)`` sets them).
+    var columns: [String]
+    /// Lines scanned so far.
+    var line = 0
+    private var started = false
+
+    init(path: String, columns: [String]) { self.path = path; self.columns = columns }
+
+    /// Scans the whole lines of `buf` (and, when `final`, the last line without its line end); returns how many bytes
+    /// were scanned, the rest being a line the next block completes.
+    mutating func scan(_ whole: UnsafeBufferPointer<UInt8>, final: Bool, _ body: (inout CSVRecord) throws -> Void) throws -> Int {
+        var buf = whole
+        var offset = 0
+        if !started {
+            guard buf.count >= 3 || final else { return 0 }
+            started = true
+            if buf.count >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF {
+                buf = UnsafeBufferPointer(rebasing: buf[3...])
+                offset = 3
             }
         }
+        // What is scanned: up to the last line end, or everything at the end of the file.
+        var n = buf.count
+        if !final {
+            guard let last = buf.lastIndex(of: 0x0A) else { return offset }
+            n = last + 1
+        }
+        let region = UnsafeBufferPointer(rebasing: buf[0..<n])
+        if let base = region.baseAddress, let hit = memchr(base, 0, n) {
+            let at = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            let before = UnsafeBufferPointer(rebasing: region[0..<at])
+            let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+            throw InputError(InputLocation(file: path, line: line + 1 + before.reduce(0) { $1 == 0x0A ? $0 + 1 : $0 }, column: at - lineStart + 1),
+                             "a NUL byte (0x00): expected text (is this a binary or corrupted file?)")
+        }
+        var rec = CSVRecord(buffer: region, file: path, columns: columns)
+        defer { columns = rec.columns }
+        var pos = 0
+        while pos < n {
+            line += 1
+            var end = pos
+            rec.fields.removeAll(keepingCapacity: true)
+            var start = pos
+            while end < n && region[end] != 0x0A {
+                if region[end] == 0x2C { rec.fields.append(start..<end); start = end + 1 }
+                end += 1
+            }
+            rec.fields.append(start..<end)   // a trailing \r goes with the trimming
+            if !(rec.fields.count == 1 && rec.isBlank(0)) {
+                rec.line = line
+                for i in rec.fields.indices { rec.fields[i] = rec.trimmed(rec.fields[i]) }
+                try body(&rec)
+            }
+            pos = end + 1
+        }
+        return offset + n
     }
 }
 
@@ -169,8 +235,9 @@ struct CSVRecord {
         return v
     }
 
-    /// The field as a message shows it: abbreviated when long (a message never echoes megabytes back).
-    func shown(_ i: Int) -> String { abbreviated(string(i)) }
+    /// The field as a message shows it: abbreviated when long (a message never echoes megabytes back), its control
+    /// characters written out.
+    func shown(_ i: Int) -> String { showingControls(abbreviated(string(i)), keepingLineBreaks: false) }
 
     /// A finite number, or nil for an empty field.
     func optionalDouble(_ i: Int) throws -> Double? {

@@ -29,6 +29,9 @@ public struct EpochBuilder: Sendable {
         public var epochs: [Epoch]
         public var windowsWithoutTruth: Int
         public var readingsWithoutTruth: Int
+        /// Each epoch's observation, when the recording's readings came condensed (``Recording/condensed``): its epochs
+        /// then hold no readings. Nil: make them from the epochs' readings.
+        public var observations: [Observation]?
     }
 
     /// The window holding time `t`. The tiny relative guard keeps a time that is k·W in exact arithmetic
@@ -41,6 +44,15 @@ public struct EpochBuilder: Sendable {
 
     public func epochs(_ r: Recording) -> Result {
         let truth = TruthLookup(r, builder: self)
+        if let condensed = r.condensed {
+            var observations: [Observation] = []
+            observations.reserveCapacity(truth.order.count)
+            let epochs = build(r, truth: truth, readings: { _ in [] }) { k, e in
+                observations.append(Observation(beacons: condensed.beacons(inWindow: k), headings: e.headings, t: e.t, steps: e.steps))
+            }
+            let orphans = condensed.withoutTruth { truth.windows[$0] != nil }
+            return Result(epochs: epochs, windowsWithoutTruth: orphans.windows, readingsWithoutTruth: orphans.readings, observations: observations)
+        }
         var readings: [Int: [RSSIReading]] = [:]
         var orphanReadings = 0
         var orphanWindows = Set<Int>()
@@ -48,6 +60,12 @@ public struct EpochBuilder: Sendable {
             let k = windowIndex(s.t)
             if truth.windows[k] != nil { readings[k, default: []].append(s) } else { orphanReadings += 1; orphanWindows.insert(k) }
         }
+        let epochs = build(r, truth: truth, readings: { readings[$0] ?? [] }) { _, _ in }
+        return Result(epochs: epochs, windowsWithoutTruth: orphanWindows.count, readingsWithoutTruth: orphanReadings)
+    }
+
+    /// One epoch per window with truth, in time order, with window k's `readings(k)`; `made` sees each as it is made.
+    private func build(_ r: Recording, truth: TruthLookup, readings: (Int) -> [RSSIReading], made: (Int, Epoch) -> Void) -> [Epoch] {
         var headings: [Int: [HeadingReading]] = [:]
         for h in r.headings {
             let k = windowIndex(h.t)
@@ -69,11 +87,12 @@ public struct EpochBuilder: Sendable {
                 while nextStep < steps.count && steps[nextStep].t <= mid + 1e-9 * window { nextStep += 1 }
                 since = Array(steps[start..<nextStep])
             }
-            epochs.append(Epoch(walk: walk, index: epochs.count, t: mid, truth: at.position, truthSource: at.source,
-                                room: venue.roomIndex(at: at.position), readings: readings[k] ?? [], headings: headings[k] ?? [],
-                                steps: since))
+            let e = Epoch(walk: walk, index: epochs.count, t: mid, truth: at.position, truthSource: at.source,
+                          room: venue.roomIndex(at: at.position), readings: readings(k), headings: headings[k] ?? [], steps: since)
+            made(k, e)
+            epochs.append(e)
         }
-        return Result(epochs: epochs, windowsWithoutTruth: orphanWindows.count, readingsWithoutTruth: orphanReadings)
+        return epochs
     }
 
     /// The truth at `t` from one window's samples (sorted by time): linear interpolation between the samples

@@ -17,6 +17,8 @@ enum KillPoints {
         case afterLink = "after-link"
         /// `replay --update-baseline`: the old baselines deleted and the new inserted, not yet committed.
         case baselinesBeforeCommit = "baselines-before-commit"
+        /// An output file (``OutputFile``: a report, a results file) written and flushed, not yet renamed into place.
+        case outputBeforeRename = "output-before-rename"
     }
 
     static let setting = ProcessInfo.processInfo.environment["INDOORLAB_TEST_KILL_AT"]

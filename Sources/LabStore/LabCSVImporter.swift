@@ -78,6 +78,7 @@ struct LabCSVImporter {
             let idField = c["id"]!
             let id = rec.string(idField)
             guard !id.isEmpty else { throw rec.error(idField, "expected a beacon id, found an empty field") }
+            if let problem = controlCharacterProblem(in: id) { throw rec.error(idField, "the beacon id \(problem)") }
             if let first = seen[id] { throw rec.error(idField, "duplicate beacon id '\(rec.shown(idField))' (first on line \(first))") }
             seen[id] = rec.line
             var b = RecordedBeacon(id: id, position: Point(try rec.coordinate(c["x"]!), try rec.coordinate(c["y"]!)))
@@ -151,7 +152,7 @@ struct LabCSVImporter {
                 let name = rec.string(i)
                 guard let k = friezes[name] else {
                     let known = friezes.isEmpty ? "no friezes are known (give the venue with --scenario)" : "known friezes: \(friezes.keys.sorted().joined(separator: ", "))"
-                    throw rec.error(i, "unknown frieze '\(name)'; \(known)")
+                    throw rec.error(i, "unknown frieze '\(rec.shown(i))'; \(known)")
                 }
                 return k
             }
@@ -210,7 +211,7 @@ struct LabCSVImporter {
             guard plausible.contains(rssi) else {
                 throw rec.error(ri, "expected an RSSI in dBm within \(Int(plausible.lowerBound))…\(Int(plausible.upperBound)), found \(rssi)")
             }
-            try w.append(RSSIReading(beacon: b, t: t, rssi: rssi))
+            do { try w.append(RSSIReading(beacon: b, t: t, rssi: rssi)) } catch let e as InputError { throw rec.error(ti, e.message) }
         }
         if w.rssiCount == 0 { throw InputError(file: file.path, "no readings: expected one row per advertisement after the header") }
     }

@@ -3,8 +3,9 @@ import LabCore
 
 /// Writing output files without losing anything: never a half-written file, never an input overwritten.
 ///
-/// - A regular file (new or existing) is written to a hidden temporary file in the same directory, flushed,
-///   and renamed over the destination, so a reader sees the old file or the new one, nothing between.
+/// - A regular file (new or existing) is written to a hidden temporary file in the same directory (``PartialFiles``:
+///   one a killed run left is removed by the next), flushed, and renamed over the destination, so a reader sees the
+///   old file or the new one, nothing between.
 /// - A symbolic link is written through: the file it points to is replaced and the link stays.
 /// - Anything else that exists and is not a directory (`/dev/null`, `/dev/stdout`, a FIFO) is written to
 ///   directly, as a shell redirection would; a write error (`/dev/full`) is reported.
@@ -32,7 +33,8 @@ public enum OutputFile {
         let url = URL(fileURLWithPath: target)
         let dir = url.deletingLastPathComponent().path
         if let problem = createDirectories(dir) { throw InputError(file: path, "cannot create the directory: \(problem)") }
-        let temp = dir + "/.indoorlab-output-\(getpid())-\(counter.next())"
+        PartialFiles.removeStale(in: dir, writing: url.lastPathComponent)
+        let temp = dir + "/" + PartialFiles.name(for: url.lastPathComponent, tag: "-\(counter.next())")
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw InputError(file: path, "cannot write the output file: \(String(cString: strerror(errno)))") }
         var ok = false
@@ -43,6 +45,7 @@ public enum OutputFile {
             if stat(target, &st) == 0 { _ = fchmod(fd, st.st_mode & 0o7777) }  // a replaced file keeps its permissions
             guard fsync(fd) == 0 else { throw InputError(file: path, "cannot flush the output file: \(String(cString: strerror(errno)))") }
         }
+        KillPoints.reached(.outputBeforeRename)
         guard rename(temp, target) == 0 else {
             throw InputError(file: path, "cannot move the output file into place: \(String(cString: strerror(errno)))")
         }

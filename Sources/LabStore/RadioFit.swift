@@ -35,10 +35,15 @@ public struct RadioFit: Codable, Sendable, Hashable {
     /// their own floor: the weakest reading only bounds a receiver's floor from above, and no scored reading may
     /// lie below the sensitivity it is scored with.
     public func applied(to venue: RecordedVenue, readings: [RSSIReading] = []) -> RecordedVenue {
+        applied(to: venue, floor: RadioFit.floor(of: readings))
+    }
+
+    /// ``applied(to:readings:)`` given the readings' floor (``floor(of:)``; a condensed recording's ``Recording/readingFloor``).
+    public func applied(to venue: RecordedVenue, floor: Double?) -> RecordedVenue {
         var v = venue
         v.radio.p0 = p0; v.radio.exponent = exponent; v.radio.sigma = sigma; v.radio.modelError = modelError ?? 0
         if let dropout { v.radio.dropout = dropout }
-        if let sensitivity { v.radio.sensitivity = min(sensitivity, RadioFit.floor(of: readings) ?? sensitivity) }
+        if let sensitivity { v.radio.sensitivity = min(sensitivity, floor ?? sensitivity) }
         for i in v.beacons.indices { v.beacons[i].p0 = beaconP0[v.beacons[i].id] }
         if let materialLoss {
             for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }

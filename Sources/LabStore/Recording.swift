@@ -157,6 +157,15 @@ public struct Recording: Sendable {
     public var steps: [StepReading]?
     public var truth: [TruthSample]
     public var baselines: [Baseline]
+    /// A recording read for replay (``RecordingStore/readCondensed(path:)``) holds its readings condensed per scan
+    /// window instead of in ``rssi`` (then empty): what the epochs' observations are made of, in memory per window.
+    public var condensed: CondensedReadings?
+
+    /// The receiver's floor the readings show (``RadioFit/floor(of:)``), condensed or not.
+    public var readingFloor: Double? {
+        if let condensed { return condensed.floor }
+        return RadioFit.floor(of: rssi)
+    }
 
     public init(info: RecordingInfo, venue: RecordedVenue, rssi: [RSSIReading] = [], headings: [HeadingReading] = [],
                 steps: [StepReading]? = nil, truth: [TruthSample] = [], baselines: [Baseline] = []) {

@@ -17,10 +17,17 @@ extension RecordingStore {
     /// what replay checks — else from the recording), so concurrent updates of other estimators are never lost.
     /// The whole set is written to the recording and, before the commit, to `file` (atomically), so the two
     /// agree: a failure writing either changes neither.
+    ///
+    /// - Parameter venue: the venue (radio model, beacons, walls) the figures were computed with. Under the lock, the
+    ///   stored one must still be it: a `calibrate --apply` between the read and this update would otherwise leave
+    ///   baselines of the old model, which the next check fails at once. Nil skips the check.
     /// - Returns: every baseline of the recording after the update.
+    /// - Throws: ``ModelChanged`` (nothing written) when the stored venue is no longer `venue`.
     @discardableResult
-    public static func updateBaselines(_ fresh: [Baseline], estimators: Set<EstimatorKind>, path: String, file: String?) throws -> [Baseline] {
+    public static func updateBaselines(_ fresh: [Baseline], estimators: Set<EstimatorKind>, path: String, file: String?,
+                                       computedWith venue: RecordedVenue? = nil) throws -> [Baseline] {
         try withDatabase(path: path, writable: true) { db in
+            if let venue, try loadHeader(db, path: path).venue != venue { throw ModelChanged(file: path) }
             let recordingName = try String.fetchOne(db, sql: "SELECT name FROM recordings") ?? ""
             var kept: [Baseline]
             if let file, let fromFile = try BaselineFile.read(path: file, recording: recordingName) {
@@ -42,5 +49,14 @@ extension RecordingStore {
             KillPoints.reached(.baselinesBeforeCommit)
             return all
         }
+    }
+}
+
+/// A recording's venue (its radio model, beacons or walls) changed between reading it and storing figures computed from
+/// it: the figures belong to the old model and were not stored.
+public struct ModelChanged: Error, Sendable, CustomStringConvertible, Equatable {
+    public var file: String
+    public var description: String {
+        "\(file): its radio model changed while the baselines were computed (a concurrent calibrate --apply?): nothing was stored"
     }
 }

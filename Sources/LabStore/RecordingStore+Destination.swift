@@ -32,20 +32,10 @@ extension RecordingStore {
     }
 
     /// NAME_MAX of Linux file systems, bytes.
-    static let maximumNameBytes = 255
+    static let maximumNameBytes = PartialFiles.maximumNameBytes
 
-    /// The hidden name a recording is written under until it is complete: `.NAME.partial-PID`, with NAME cut
-    /// (at a character boundary) so that the whole stays within ``maximumNameBytes``.
-    static func partialName(_ name: String, pid: Int32) -> String {
-        let suffix = ".partial-\(pid)"
-        let room = maximumNameBytes - 1 - suffix.utf8.count - "-journal".utf8.count
-        var kept = ""
-        for c in name {
-            if kept.utf8.count + String(c).utf8.count > room { break }
-            kept.append(c)
-        }
-        return "." + kept + suffix
-    }
+    /// The hidden name a recording is written under until it is complete (``PartialFiles``): `.NAME.partial-PID`.
+    static func partialName(_ name: String, pid: Int32) -> String { PartialFiles.name(for: name, pid: pid) }
 
     /// Creates `dir` and its missing parents; returns those it created, parents first (for
     /// ``removeCreatedDirectories(_:)`` on failure).
@@ -62,29 +52,6 @@ extension RecordingStore {
         var st = stat()
         return lstat(path, &st) == 0
     }
-
-    /// Deletes the `.NAME.partial-PID` files (and their journals) that killed writers left in `directory`:
-    /// those of the name being written (`name`) whose process no longer exists, and those of any other name
-    /// whose process no longer exists and that have not changed for ``stalePartialAge`` (a writer in another
-    /// PID namespace sharing the directory looks dead to `kill`, but its file keeps changing).
-    static func removeStalePartials(directory: String, name: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        let mine = partialName(name, pid: 0).dropLast(1)   // ".NAME.partial-"
-        let now = Date().timeIntervalSince1970
-        for e in entries where e.hasPrefix(".") {
-            guard let marker = e.range(of: ".partial-", options: .backwards) else { continue }
-            var pidText = e[marker.upperBound...]
-            if pidText.hasSuffix("-journal") { pidText = pidText.dropLast("-journal".count) }
-            guard let pid = Int32(pidText), pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            var st = stat()
-            guard lstat(directory + "/" + e, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-            let old = now - Double(st.st_mtim.tv_sec) > stalePartialAge
-            if e.hasPrefix(mine) || old { unlink(directory + "/" + e) }
-        }
-    }
-
-    /// How long another name's partial file must be unchanged before a write in its directory removes it, s.
-    static let stalePartialAge: TimeInterval = 600
 
     static func unlinkDatabase(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }

@@ -31,7 +31,7 @@ public enum RecordingStore {
         var done = false
         let made = try makeDirectories(dir, for: path)
         defer { if !done { removeCreatedDirectories(made) } }
-        removeStalePartials(directory: dir, name: name)
+        PartialFiles.removeStale(in: dir, writing: name)
         let temp = dir + "/" + partialName(name, pid: getpid())
         unlinkDatabase(temp)
         defer { if !done { unlinkDatabase(temp) } }

@@ -20,6 +20,10 @@ public final class RecordingWriter {
     public private(set) var stepCount = 0
     public private(set) var truthCount = 0
     private var tMin = Double.infinity, tMax = -Double.infinity
+    /// The longest time a recording may span, seconds: ``WorkBudget/maximumWindowsPerWalk`` scan windows. Every
+    /// command that reads it keeps a result per window and estimator.
+    private let longestSpan: Double
+    private let scanWindow: Double
 
     init(db: Database, venue: RecordedVenue, file: String) throws {
         self.db = db
@@ -30,14 +34,21 @@ public final class RecordingWriter {
         truthStatement = try db.makeStatement(sql: "INSERT INTO ground_truth (t, x, y, z, source) VALUES (?, ?, ?, ?, ?)")
         beaconCount = venue.beacons.count
         landmarkCount = venue.landmarks.count
+        scanWindow = venue.radio.scanWindow
+        longestSpan = venue.radio.scanWindow * Double(WorkBudget.maximumWindowsPerWalk)
     }
 
     var timeSpan: Double { tMax >= tMin ? tMax - tMin : 0 }
     private var rows: Int { rssiCount + headingCount + stepCount + truthCount }
 
-    @inline(__always) private func see(_ t: Double) {
+    @inline(__always) private func see(_ t: Double) throws {
         if t < tMin { tMin = t }
         if t > tMax { tMax = t }
+        if tMax - tMin > longestSpan { throw spanError() }
+    }
+
+    private func spanError() -> InputError {
+        InputError(file: file, "the samples span \(Format.number(tMax - tMin)) s, more than \(WorkBudget.maximumWindowsPerWalk) scan windows of \(Format.number(scanWindow)) s (\(Format.number(longestSpan)) s), the most a recording may hold: every command that reads it keeps a result per window (split the recording, or use a longer scan window)")
     }
 
     /// Appends one RSSI sample. Importers check their input first; this is the last line of defence.
@@ -49,7 +60,7 @@ public final class RecordingWriter {
         try rssiStatement.execute()
         rssiCount += 1
         KillPoints.wrote(rows: rows)
-        see(r.t)
+        try see(r.t)
     }
 
     public func append(_ h: HeadingReading) throws {
@@ -61,7 +72,7 @@ public final class RecordingWriter {
         try headingStatement.execute()
         headingCount += 1
         KillPoints.wrote(rows: rows)
-        see(h.t)
+        try see(h.t)
     }
 
     /// Appends one step of the phone's step detector.
@@ -73,7 +84,7 @@ public final class RecordingWriter {
         try stepStatement.execute()
         stepCount += 1
         KillPoints.wrote(rows: rows)
-        see(s.t)
+        try see(s.t)
     }
 
     public func append(_ s: TruthSample) throws {
@@ -84,7 +95,7 @@ public final class RecordingWriter {
         try truthStatement.execute()
         truthCount += 1
         KillPoints.wrote(rows: rows)
-        see(s.t)
+        try see(s.t)
     }
 
     func setBaselines(_ baselines: [Baseline]) throws {

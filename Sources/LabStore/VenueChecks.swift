@@ -38,7 +38,7 @@ extension RecordedVenue {
         if let p = Format.outside(RadioModel.plausibleHeight, r.receiverHeight, unit: "m") { add("radio.receiver_height", p) }
         if let p = Format.outside(RadioModel.plausibleModelError, r.modelError, unit: "dB") { add("radio.model_error", p) }
 
-        func text(_ field: String, _ value: String?) { if let p = nulProblem(value) { add(field, p) } }
+        func text(_ field: String, _ value: String?) { if let p = textProblem(value) { add(field, p) } }
         text("recordings.venue", name)
         for (i, beacon) in beacons.enumerated() {
             text("beacons[\(i)].id", beacon.id); text("beacons[\(i)].uuid", beacon.uuid); text("beacons[\(i)].address", beacon.address)
@@ -67,8 +67,14 @@ extension RecordedVenue {
             if !(l.width > 0 && l.width.isFinite) { add("landmarks[\(i)].width", "expected a positive width, found \(number(l.width))") }
             if let f = l.facing, !f.isFinite { add("landmarks[\(i)].facing", "expected a finite heading, found \(number(f))") }
         }
+        if rooms.reduce(0, { $0 + $1.polygon.vertices.count }) > WorkBudget.maximumCorners {
+            add("rooms", "the rooms have \(rooms.reduce(0) { $0 + $1.polygon.vertices.count }) corners in all; the budget is \(WorkBudget.maximumCorners)")
+        }
         for (i, room) in rooms.enumerated() {
             if room.polygon.vertices.count < 3 { add("rooms[\(i)].polygon", "room '\(room.name)' needs at least 3 corners") }
+            if !room.polygon.isWithinCornerBudget {
+                add("rooms[\(i)].polygon", "room '\(room.name)' has \(room.polygon.vertices.count) corners; the budget is \(WorkBudget.maximumCornersPerRoom) per room")
+            }
             if let j = room.polygon.vertices.firstIndex(where: { !finite($0) }) {
                 add("rooms[\(i)].polygon[\(j)]", "room '\(room.name)' has a corner that is not finite")
             } else if b.maxX > b.minX, let j = room.polygon.vertices.firstIndex(where: { !b.contains($0, tolerance: 1e-6) }) {
@@ -90,15 +96,18 @@ extension RecordedVenue {
 }
 
 extension RecordingInfo {
-    /// Text a recording cannot store faithfully, with its field: the same rule as the venue's.
+    /// Text a recording cannot store faithfully or show safely, with its field: the same rule as the venue's (notes and
+    /// the scenario's YAML are free text, with line breaks).
     public func problems() -> [(field: String, message: String)] {
-        [("recordings.name", name), ("recordings.notes", notes), ("recordings.walk", walk), ("recordings.scenario_yaml", scenarioYAML)]
-            .compactMap { field, value in nulProblem(value).map { (field, $0) } }
+        [("recordings.name", name, false), ("recordings.notes", notes, true), ("recordings.walk", walk, false),
+         ("recordings.scenario_yaml", scenarioYAML, true)]
+            .compactMap { field, value, free in textProblem(value, freeText: free).map { (field, $0) } }
     }
 }
 
-/// SQLite's text ends at a NUL character: text holding one would read back cut short (an id, even empty).
-func nulProblem(_ value: String?) -> String? {
-    guard let value, value.utf8.contains(0) else { return nil }
-    return "'\(abbreviated(value.replacingOccurrences(of: "\u{0}", with: "\\0")))' holds a NUL character, which a recording cannot store"
+/// What is wrong with text a recording stores, or nil: a control character (``controlCharacterProblem(in:allowingLineBreaks:)``:
+/// it would act on a terminal that shows the text; a NUL would also cut SQLite's text short: an id read back empty).
+func textProblem(_ value: String?, freeText: Bool = false) -> String? {
+    guard let value else { return nil }
+    return controlCharacterProblem(in: value, allowingLineBreaks: freeText)
 }

@@ -12,7 +12,7 @@ struct IndoorLab: ParsableCommand {
             exit(withError: ExitCode(64))
         }
         var command: any ParsableCommand
-        do { command = try parseAsRoot() } catch { exit(withError: error) }
+        do { command = try parseAsRoot() } catch { exitReporting(error) }
         do {
             try reportingInputErrors {
                 try command.run()
@@ -25,8 +25,18 @@ struct IndoorLab: ParsableCommand {
             printError("Error: \(e.message)\nUsage: \(usageString(for: sub))\n  See 'indoorlab \(sub.configuration.commandName ?? "") --help' for more information.")
             exit(withError: ExitCode.validationFailure)
         } catch {
-            exit(withError: error)
+            exitReporting(error)
         }
+    }
+
+    /// Exits as swift-argument-parser would for `error`, its message printed through ``printError(_:)``: a refused value
+    /// from the command line is shown with its control characters escaped. Help and the version go to standard output.
+    static func exitReporting(_ error: any Error) -> Never {
+        let code = exitCode(for: error)
+        if code == .success { exit(withError: error) }
+        let message = fullMessage(for: error)
+        if !message.isEmpty { printError(message) }
+        exit(withError: code)
     }
 
     static let configuration = CommandConfiguration(

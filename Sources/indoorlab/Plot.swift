@@ -137,6 +137,9 @@ struct Plot: ParsableCommand {
                 throw ValidationError("--seed \(seed) with --runs \(runCount) runs past the last seed, \(UInt64.max)")
             }
             guard (1...100_000).contains(scanCount) else { throw ValidationError("--scans must be between 1 and 100000") }
+            if runCount * scanCount > WorkBudget.maximumLearningFixes {
+                throw ValidationError("--runs \(runCount) × --scans \(scanCount) is \(runCount * scanCount) fixes; the budget is \(WorkBudget.maximumLearningFixes) (fewer runs or scans)")
+            }
         } else if results == nil && !(kind == "crlb" && scenario != nil) {
             throw ValidationError("--results DIR is required (run 'indoorlab compare --out DIR' first); only crlb can do with --scenario alone")
         }

@@ -12,15 +12,26 @@ let badInputExit = ExitCode(2)
 /// Exit code for a file another process kept locked past the wait: nothing is wrong with it; run again.
 let busyExit = ExitCode(3)
 
-/// Prints an error to standard error.
+/// Prints an error to standard error. Messages quote files and command lines: their control characters are shown
+/// (`\u{1B}`), never sent to the terminal (``showingControls(_:keepingLineBreaks:)``).
 func printError(_ message: String) {
+    let shown = showingControls(message)
     // Nowhere left to report a failure to write the report: it is dropped (the exit code still tells).
-    try? FileHandle.standardError.write(contentsOf: Data((message.hasSuffix("\n") ? message : message + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
+}
+
+/// What the commands print to standard output, with control characters shown, never sent to the terminal (names and
+/// ids come from files). It stands in for the standard library's `print` throughout this module.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    Swift.print(showingControls(items.map { "\($0)" }.joined(separator: separator)), terminator: terminator)
 }
 
 /// Loads a scenario by path or bundled name; prints every problem and exits with code 2 on bad input.
+/// A valid scenario's likely mistakes (``Scenario/warnings``) go to standard error.
 func loadScenario(_ nameOrPath: String) throws -> Scenario {
-    try reportingInputErrors { try BundledScenarios.load(nameOrPath) }
+    let s = try reportingInputErrors { try BundledScenarios.load(nameOrPath) }
+    for w in s.warnings { printError("warning: \(BundledScenarios.resolve(nameOrPath)): \(w)") }
+    return s
 }
 
 /// The creation time stored in new recordings: `$SOURCE_DATE_EPOCH` (seconds) when set, for byte-identical

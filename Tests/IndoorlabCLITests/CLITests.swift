@@ -31,6 +31,35 @@ import Testing
         #expect((parsed?.first?["errors"] as? [[String: Any]])?.count == 3)
     }
 
+    /// Two beacons at one spot are valid (the lab runs them) but most likely a copied line: validate and every command
+    /// that loads the scenario warn, naming the field; no bundled scenario has any.
+    @Test func coLocatedBeaconsAreAWarningNotAnError() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let twin = dir.appendingPathComponent("twin.yaml")
+        try """
+        name: twin
+        bounds: {width: 10, depth: 10}
+        beacons:
+          - {id: A, position: [1, 1]}
+          - {id: B, position: [9, 1]}
+          - {id: C, position: [5, 9]}
+          - {id: D, position: [9.02, 1.05]}
+        walks:
+          - {name: w, speed: 1, waypoints: [[2, 5], [8, 5]]}
+        """.write(to: twin, atomically: true, encoding: .utf8)
+        let r = try indoorlab(["validate", twin.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: \(twin.path): beacons[3].position: beacon 'D' is at the spot of beacon 'B' (beacons[1], 0.05 m apart)"), "\(r.stderr)")
+        let json = try indoorlab(["validate", "--json", twin.path])
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect((parsed?.first?["warnings"] as? [[String: Any]])?.first?["field"] as? String == "beacons[3].position", "\(json.stdout)")
+        let c = try indoorlab(["compare", twin.path, "--seeds", "1", "--estimators", "least-squares"])
+        #expect(c.status == 0 && c.stderr.contains("warning: \(twin.path): beacons[3].position"), "\(c.stderr)")
+        let bundled = try indoorlab(["validate", "open-hall", "museum-gallery", "killian-court", "esoc-office", "smart-home"])
+        #expect(!bundled.stderr.contains("warning"), "\(bundled.stderr)")
+    }
+
     @Test func missingScenarioIsAClearErrorNotACrash() throws {
         let r = try indoorlab(["simulate", "no-such-venue"])
         #expect(r.status == 2)
@@ -241,17 +270,34 @@ import Testing
 
 /// JSON has no ∞: the one JSON format writes it as "inf", so an unreachable point still gives valid JSON.
 @Suite struct JSONOutputTests {
+    /// A target the bound rules out even with a beacon at every candidate place is said at once, whatever --max-beacons
+    /// allows (it used to search every count first: minutes, printing nothing, with --max-beacons 1000).
+    @Test func aTargetOutOfReachIsSaidBeforeAnySearch() throws {
+        for max in ["40", "1000"] {
+            let r = try indoorlab(["plan", "killian-court", "--target-p90", "0.3", "--max-beacons", max, "--json"])
+            #expect(r.status == 1, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let result = try #require(json["result"] as? [String: Any])
+            #expect((result["steps"] as? [Any])?.isEmpty == true, "nothing searched: \(r.stdout)")
+            let best = try #require(result["outOfReach"] as? [String: Any])
+            #expect((best["areaQuantile"] as? Double).map { $0 > 0.3 } == true, "\(best)")
+        }
+        let text = try indoorlab(["plan", "killian-court", "--target-p90", "0.3"])
+        #expect(text.status == 1 && text.stdout.contains("is out of reach: even with a beacon at every candidate position ("), "\(text.stdout)")
+    }
+
     @Test func planJSONWithAnUnreachablePointIsValidAndRepeats() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try indoorlab(["plan", "esoc-office", "--target-p90", "0.05", "--max-beacons", "3", "--draws", "2", "--json",
+        // Within reach of a beacon at every candidate place, out of reach of three.
+        let r = try indoorlab(["plan", "esoc-office", "--target-p90", "1", "--max-beacons", "3", "--draws", "2", "--json",
                                "--plots", dir.path], cwd: dir)
         #expect(r.status == 1, "the target is out of reach: \(r.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let perPoint = try #require((json["result"] as? [String: Any])?["chosenPerPointP90"] as? [Any])
         #expect(perPoint.contains { $0 as? String == "inf" }, "some point of esoc-office has no fix with 3 beacons")
         // The same inputs give the same JSON: no run time in it.
-        let again = try indoorlab(["plan", "esoc-office", "--target-p90", "0.05", "--max-beacons", "3", "--draws", "2", "--json",
+        let again = try indoorlab(["plan", "esoc-office", "--target-p90", "1", "--max-beacons", "3", "--draws", "2", "--json",
                                    "--plots", dir.path], cwd: dir)
         #expect(again.stdout == r.stdout)
     }
@@ -583,11 +629,15 @@ import Testing
                      // An empty estimator list drew an empty figure; seeds past the last wrapped to 0.
                      ["plot", "cdf", "--results", ".", "--estimators", ""], ["compare", "open-hall", "--estimators", " , "],
                      ["plot", "offset-learning", "--runs", "3", "--seed", "18446744073709551614"],
+                     // 10⁸ fixes (hours): refused with the budget named.
+                     ["plot", "offset-learning", "--runs", "1000", "--scans", "100000"],
                      ["bench", "--only", "locator,locator", "--seconds", "0.01"]] {
             let r = try indoorlab(args, cwd: dir)
             #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
             #expect(r.stdout.isEmpty, "\(args): \(r.stdout)")
         }
+        let learning = try indoorlab(["plot", "offset-learning", "--runs", "1000", "--scans", "100000"], cwd: dir)
+        #expect(learning.stderr.contains("--runs 1000 × --scans 100000 is 100000000 fixes; the budget is 1000000"), "\(learning.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("n.sqlite").path))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("link.baselines.json").path))
         let weak = try indoorlab(["plot", "offset-learning", "--offset", "-60", "--runs", "1", "--scans", "3", "--json", "--out-dir", "ol"], cwd: dir)
@@ -627,7 +677,8 @@ import Testing
         let plan = try indoorlab(["plan", "open-hall", "--target-p90", "3", "--draws", "1", "--max-beacons", "3", "--candidate-spacing", "1e9",
                                   "-o", "zero.yaml", "--plots", "p"], cwd: dir)
         #expect(plan.status == 1, "\(plan.stderr)")
-        #expect(plan.stdout.contains("no beacons placed, so zero.yaml was not written") && plan.stdout.contains("up to 1 beacon (only 1 candidate position"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("no beacons placed, so zero.yaml was not written")
+                && plan.stdout.contains("out of reach: even with a beacon at every candidate position (1) the predicted area P90 is no fix"), "\(plan.stdout)")
         #expect(!plan.stdout.contains("inf m"), "\(plan.stdout)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("zero.yaml").path))
     }

@@ -39,7 +39,7 @@ import Testing
             \(bin) plot crlb --scenario open-hall --out-dir "$D" --format svg >/dev/null 2>>"$D.err"
             svg=$?
             after=$(md5sum "$D/open-hall-crlb.png" "$D/open-hall-crlb.svg")
-            leftovers=$(ls -A "$D" | grep -c tmp-)
+            leftovers=$(ls -A "$D" | grep -c partial-)
             echo "png=$png svg=$svg"
             echo "same=$([ "$before" = "$after" ] && echo yes || echo no)"
             echo "leftovers=$leftovers"

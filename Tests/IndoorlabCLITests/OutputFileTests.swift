@@ -46,6 +46,25 @@ import Testing
         #expect(String(decoding: out, as: UTF8.self).hasPrefix("walk,epoch,"), "the CSV came through the pipe")
     }
 
+    /// A kill while `compare --out` writes its results leaves a hidden partial file (the old file stays whole); the next
+    /// run into that directory removes it, as it does a figure's.
+    @Test func whatAKilledCompareLeftIsRemovedByTheNextRun() throws {
+        let dir = try temporaryDirectory("killed-out").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let args = ["compare", "open-hall", "--seeds", "1", "--estimators", "proximity", "--out", dir + "/r", "--plots", dir + "/p"]
+        let killed = try indoorlab(args, environment: ["INDOORLAB_TEST_KILL_AT": "output-before-rename"])
+        #expect(killed.status == SIGKILL, "killed before renaming its first output: \(killed.status) \(killed.stderr)")
+        let left = listing(dir + "/r").filter { $0.contains(".partial-") }
+        #expect(left.count == 1, "the kill left its partial file: \(listing(dir + "/r"))")
+        // A figure a killed run left half-drawn (its writer's pid is gone: far above pid_max).
+        try FileManager.default.createDirectory(atPath: dir + "/p", withIntermediateDirectories: true)
+        let figure = dir + "/p/.open-hall-cdf.png.partial-99999999-0A1B2C3D"
+        try "half".write(toFile: figure, atomically: false, encoding: .utf8)
+        #expect(try indoorlab(args).status == 0)
+        #expect(listing(dir + "/r").allSatisfy { !$0.hasPrefix(".") }, "\(listing(dir + "/r"))")
+        #expect(listing(dir + "/p").allSatisfy { !$0.hasPrefix(".") }, "\(listing(dir + "/p"))")
+    }
+
     /// An output directory that cannot be made fails before the work (compare's tournament, plot's drawing,
     /// plan's search), with the option and the component at fault; nothing is left behind.
     @Test func anOutputDirectoryIsCheckedBeforeTheWork() throws {

@@ -134,3 +134,23 @@ func errors(_ yaml: String) -> [String] {
     catch let e as InputErrors { return e.errors.map(\.description) }
     catch { return ["unexpected error type: \(error)"] }
 }
+
+/// Work the budget once left unbounded: corners whose crossing check is quadratic.
+@Suite struct CornerBudgetTests {
+    /// A circle of `n` corners around (5, 4), as YAML.
+    func circle(_ n: Int) -> String {
+        "[" + (0..<n).map { k -> String in
+            let a = 2 * Double.pi * Double(k) / Double(n)
+            return "[\(5 + 3 * cos(a)), \(4 + 3 * sin(a))]"
+        }.joined(separator: ", ") + "]"
+    }
+
+    @Test func aRoomOfTooManyCornersIsRefusedWithoutTheQuadraticCheck() {
+        let yaml = validYAML.replacingOccurrences(of: "polygon: [[0, 0], [10, 0], [10, 8], [0, 8]]", with: "polygon: \(circle(WorkBudget.maximumCornersPerRoom + 1))")
+        let found = errors(yaml)
+        #expect(found.contains { $0.contains("rooms[0].polygon: room 'Room' has 10001 corners; the budget is 10000 per room") }, "\(found)")
+        #expect(!found.contains { $0.contains("crosses itself") }, "\(found)")
+        // Within the budget, the check runs (and a circle does not cross itself).
+        #expect(errors(validYAML.replacingOccurrences(of: "polygon: [[0, 0], [10, 0], [10, 8], [0, 8]]", with: "polygon: \(circle(2_000))")).isEmpty)
+    }
+}

@@ -51,11 +51,26 @@ let emptyRoom = Scenario(
         }
     }
 
-    @Test func anUnreachableTargetSaysSoAndGivesTheBest() throws {
+    /// Out of reach by the bound even with a beacon at every candidate place: said before any search, with that best.
+    @Test func aTargetNoLayoutReachesIsSaidBeforeAnySearch() throws {
         var o = options(target: 0.05)
-        o.maxBeacons = 6
+        o.maxBeacons = 1000
         let result = try Planner(scenario: emptyRoom, options: o).run()
-        #expect(!result.met)
+        #expect(!result.met && result.steps.isEmpty && result.chosen.count == 0)
+        let best = try #require(result.outOfReach)
+        #expect(best.areaQuantile > 0.05 && best.areaQuantile.isFinite, "\(best)")
+    }
+
+    /// Within reach of every candidate place but not of --max-beacons: each count is tried, and the best found given.
+    @Test func anUnreachableTargetSaysSoAndGivesTheBest() throws {
+        var o = options(target: 1)
+        o.maxBeacons = 6
+        let model = Planner(scenario: emptyRoom, options: o).model
+        let everywhere = CoverageFigures(perPointP90: model.predictedP90(layout: Array(model.candidates.indices)), target: 1,
+                                         coverage: o.coverage).areaQuantile
+        o.targetP90 = everywhere * 1.05
+        let result = try Planner(scenario: emptyRoom, options: o).run()
+        #expect(!result.met && result.outOfReach == nil)
         #expect(result.steps.map(\.count) == [3, 4, 5, 6])
         #expect(result.chosen.count >= 3 && result.chosen.predicted.areaQuantile.isFinite)
     }

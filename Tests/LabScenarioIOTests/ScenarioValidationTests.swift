@@ -156,8 +156,31 @@ func errors(_ yaml: String) -> [String] {
 
     @Test func aNULInAnIdIsReported() {
         let e = errors(validYAML.replacingOccurrences(of: "{id: B2,", with: "{id: \"B\\0\",").replacingOccurrences(of: "name: stroll", with: "name: \"s\\0\""))
-        #expect(e.contains { $0.contains("beacons[1].id: the id holds a NUL character") }, "\(e)")
-        #expect(e.contains { $0.contains("walks[0].name: the name holds a NUL character") }, "\(e)")
+        #expect(e.contains { $0.contains("beacons[1].id: the id holds the control character U+0000 (NUL) at character 2") }, "\(e)")
+        #expect(e.contains { $0.contains("walks[0].name: the name holds the control character U+0000 (NUL) at character 2") }, "\(e)")
+    }
+
+    /// A shared scenario cannot carry terminal escapes (ESC, BEL, OSC, C1 controls, bidirectional overrides) in any
+    /// name: each is refused with its field, and the message shows the character instead of sending it.
+    @Test func controlCharactersInNamesAreRefusedAndShownEscaped() {
+        let osc = "\\e]0;pwned\\a"   // YAML's escapes: ESC ] 0 ; … BEL, which retitles a terminal
+        let yaml = validYAML
+            .replacingOccurrences(of: "{id: B2,", with: "{id: \"B\(osc)\",")
+            .replacingOccurrences(of: "name: Room", with: "name: \"Room\\x9b2J\"")
+            .replacingOccurrences(of: "area: Ground floor", with: "area: \"Ground \\u202Efloor\"")
+            .replacingOccurrences(of: "{name: Clock,", with: "{name: \"Clock\\a\",")
+            .replacingOccurrences(of: "{id: QR-1,", with: "{id: \"QR\\x7f\",")
+            .replacingOccurrences(of: "name: stroll", with: "name: \"stroll\\e[8m\"")
+            .replacingOccurrences(of: "description: a 10 m × 8 m room", with: "description: \"two lines\\nfine\\ttab \\e[2J\"")
+        let e = errors(yaml)
+        for (field, character) in [("beacons[1].id: the id", "U+001B (ESC) at character 2"), ("rooms[0].name: the name", "U+009B (CSI) at character 5"),
+                                   ("rooms[0].area: the area", "U+202E (RIGHT-TO-LEFT OVERRIDE) at character 8"),
+                                   ("landmarks[1].name: the name", "U+0007 (BEL) at character 6"), ("checkpoints[0].id: the id", "U+007F (DEL) at character 3"),
+                                   ("walks[0].name: the name", "U+001B (ESC) at character 7"), ("description: the description", "U+001B (ESC) at character 20")] {
+            #expect(e.contains { $0.contains("\(field) holds the control character \(character)") }, "\(field): \(e)")
+        }
+        #expect(e.contains { $0.contains("'B\\u{1B}]0;pwned\\u{7}'") }, "the message shows the id's controls escaped: \(e)")
+        #expect(!e.joined().unicodeScalars.contains(where: isControlCharacter), "no message carries a control character: \(e)")
     }
 
     @Test func beaconOutsideBoundsIsReported() {

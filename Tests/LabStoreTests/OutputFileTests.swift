@@ -34,3 +34,37 @@ import Testing
         #expect(throws: InputError(file: dir, "is a directory; give a file name")) { try OutputFile.write(Data("x".utf8), to: dir) }
     }
 }
+
+/// What killed runs leave (``PartialFiles``): the next write into the directory removes it.
+@Suite struct PartialFilesTests {
+    @Test func aKilledWritersPartialFileIsRemovedByTheNextWrite() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A pid far above pid_max (4194304) belongs to no process.
+        let dead: Int32 = 99_999_999
+        let same = PartialFiles.name(for: "x.csv", pid: dead, tag: "-1")
+        let legacy = PartialFiles.legacyOutputPrefix + "\(dead)-7"   // what earlier versions left
+        let other = PartialFiles.name(for: "y.csv", pid: dead, tag: "-2")
+        let recent = PartialFiles.name(for: "z.csv", pid: dead, tag: "-3")
+        let live = PartialFiles.name(for: "x.csv", pid: getppid(), tag: "-4")
+        for f in [same, legacy, other, recent, live] { try "half".write(toFile: dir + "/" + f, atomically: false, encoding: .utf8) }
+        let hourAgo = Date(timeIntervalSinceNow: -3600)
+        for f in [legacy, other] { try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: dir + "/" + f) }
+        try OutputFile.write(Data("whole\n".utf8), to: dir + "/x.csv")
+        // The same file's leftover goes at once; another name's once unchanged for a while (its writer may live in
+        // another PID namespace); a live writer's stays.
+        #expect(listing(dir) == [live, recent, "x.csv"].sorted(), "\(listing(dir))")
+    }
+
+    @Test func partialNamesKeepTheirWriterAndFitNAMEMAX() {
+        #expect(PartialFiles.writer(of: PartialFiles.name(for: "r.sqlite", pid: 42)) == 42)
+        #expect(PartialFiles.writer(of: PartialFiles.name(for: "r.sqlite", pid: 42) + "-journal") == 42)
+        #expect(PartialFiles.writer(of: PartialFiles.name(for: "a.png", pid: 7, tag: "-0A1B2C3D")) == 7)
+        #expect(PartialFiles.writer(of: ".indoorlab-output-9-1") == 9)
+        for notOurs in ["r.sqlite", ".r.sqlite.partial-", ".r.sqlite.partial-12x", ".hidden", ".r.partial-0"] {
+            #expect(PartialFiles.writer(of: notOurs) == nil, "\(notOurs)")
+        }
+        let longest = String(repeating: "é", count: 127)  // 254 bytes
+        #expect(PartialFiles.name(for: longest, pid: Int32.max, tag: "-12345678").utf8.count + "-journal".utf8.count <= 255)
+    }
+}

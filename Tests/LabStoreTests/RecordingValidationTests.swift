@@ -146,8 +146,9 @@ import GRDB
     }
 
     /// SQLite's text ends at a NUL, so text holding one would read back cut short (found by fuzz-uji: an id read
-    /// back empty). Writing refuses it, for the venue's text and the recording's own, whatever the source.
-    @Test func textHoldingANULIsNeverWritten() throws {
+    /// back empty); an ESC in a name would act on the terminal that shows it. Writing refuses both, for the venue's
+    /// text and the recording's own, whatever the source.
+    @Test func textHoldingAControlCharacterIsNeverWritten() throws {
         let dir = try temporaryDirectory("nul")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let s = try scenario("museum-gallery")
@@ -158,13 +159,19 @@ import GRDB
         badRoom.venue.rooms[0].name = "\u{0}"
         var badName = good
         badName.info.name = "a\u{0}b"
-        for (label, r, field) in [("beacon", badBeacon, "beacons[2].id"), ("room", badRoom, "rooms[0].name"), ("name", badName, "recordings.name")] {
+        var escape = good
+        escape.venue.rooms[1].name = "hall\u{1B}]52;c;cHduZWQ=\u{7}"   // OSC 52: sets the clipboard
+        var controlInNotes = good
+        controlInNotes.info.notes = "line one\nline two \u{9B}2J"
+        for (label, r, field, character) in [("beacon", badBeacon, "beacons[2].id", "U+0000 (NUL)"), ("room", badRoom, "rooms[0].name", "U+0000 (NUL)"),
+                                             ("name", badName, "recordings.name", "U+0000 (NUL)"), ("escape", escape, "rooms[1].name", "U+001B (ESC)"),
+                                             ("notes", controlInNotes, "recordings.notes", "U+009B (CSI)")] {
             let path = dir + "/\(label).sqlite"
             do {
                 try RecordingStore.write(r, to: path)
                 Issue.record("\(label): written")
             } catch let e as InputErrors {
-                #expect(e.errors.contains { $0.location.field == field && $0.message.contains("holds a NUL character") }, "\(e)")
+                #expect(e.errors.contains { $0.location.field == field && $0.message.contains("holds the control character \(character)") }, "\(e)")
             }
             #expect(!FileManager.default.fileExists(atPath: path))
         }
