@@ -12,8 +12,8 @@ extension Scenario {
 
     /// Valid but most likely a mistake (a copied line, a typo in a coordinate):
     /// - two beacons at one spot (within ``coLocationDistance``, at the same height): their readings differ only by
-    ///   noise, so position and the phone's offset cannot be told apart near them (the bound with the offset unknown
-    ///   is unbounded there) and the venue has one beacon less than it seems.
+    ///   noise, so the venue has one beacon less than it seems, and where they are the only beacons heard position and
+    ///   the phone's offset cannot be told apart (the bound with the offset unknown is unbounded there).
     public var warnings: [ScenarioWarning] {
         var out: [(beacon: Int, warning: ScenarioWarning)] = []
         // Sorted by x, each beacon is compared with the next ones until x is too far: near linear for a venue.
@@ -31,7 +31,7 @@ extension Scenario {
                 let (first, second) = i < j ? (i, j) : (j, i)
                 guard reported.insert(second).inserted else { continue }
                 out.append((second, ScenarioWarning(field: "beacons[\(second)].position",
-                                           message: "beacon '\(beacons[second].id)' is at the spot of beacon '\(beacons[first].id)' (beacons[\(first)], \(Format.fixed(a.position.distance(to: b.position), 2)) m apart): two beacons at one spot tell nothing more than one, and the bound with the phone's offset unknown is unbounded near them; move or remove one")))
+                                           message: "beacon '\(beacons[second].id)' is at the spot of beacon '\(beacons[first].id)' (beacons[\(first)], \(Format.fixed(a.position.distance(to: b.position), 2)) m apart): their readings differ only by noise, so they tell little more than one (a copied line?), and where they are the only beacons heard, position and the phone's offset cannot be told apart; move or remove one")))
             }
         }
         return out.sorted { $0.beacon < $1.beacon }.map(\.warning)
