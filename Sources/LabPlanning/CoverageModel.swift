@@ -7,12 +7,16 @@ import LabSimulation
 /// precomputed once. Evaluating a layout is then a sum of 2×2 matrices per point.
 ///
 /// A candidate counts at a point with its expected number of readings per scan window,
-/// k·(1 − packet loss)·P(RSSI ≥ sensitivity), where the mean RSSI includes the walls crossed.
+/// k·(1 − packet loss)·P(RSSI ≥ sensitivity), where the mean RSSI includes the walls crossed. Where that is none
+/// (beyond the candidate's hearing range) it adds nothing, so each candidate keeps only the points it reaches: the
+/// model's size, and the work of adding a candidate or scoring one, grow with the hearing range, not the venue.
 public struct CoverageModel: Sendable {
     public let scenario: Scenario
     public let points: [Point]
     public let candidates: [Point]
-    /// Row-major [candidate][point] contributions (f11, f12, f22).
+    /// Candidate c's contributions are entries `starts[c]..<starts[c + 1]`: the point, and (f11, f12, f22).
+    let starts: [Int]
+    let pointIndex: [Int32]
     let f11: [Double], f12: [Double], f22: [Double]
 
     /// P90 of the horizontal error of an efficient estimator whose error covariance is C, for a
@@ -34,17 +38,19 @@ public struct CoverageModel: Sendable {
         let pathLoss = PathLoss(scenario: s)
         let radio = scenario.radio
         let scale = FisherInformation.rssiScale(exponent: radio.exponent, sigma: radio.sigma)
-        let n = points.count
-        var a = [Double](repeating: 0, count: candidates.count * n), c = a, d = a
+        var starts = [0], index: [Int32] = [], a: [Double] = [], c: [Double] = [], d: [Double] = []
         for ci in candidates.indices {
             let dz = radio.heightOffset(beaconHeight: s.beacons[ci].height)
             for (pi, p) in points.enumerated() {
                 let k = radio.expectedIndependentReadings(meanRSSI: pathLoss.meanRSSI(beacon: ci, at: p))
                 if k == 0 { continue }
                 let f = FisherInformation.rssi(dx: p.x - candidates[ci].x, dy: p.y - candidates[ci].y, dz: dz, readings: k, scale: scale)
-                a[ci * n + pi] = f.xx; c[ci * n + pi] = f.xy; d[ci * n + pi] = f.yy
+                index.append(Int32(pi)); a.append(f.xx); c.append(f.xy); d.append(f.yy)
             }
+            starts.append(index.count)
         }
+        self.starts = starts
+        pointIndex = index
         f11 = a; f12 = c; f22 = d
     }
 
@@ -55,32 +61,57 @@ public struct CoverageModel: Sendable {
         return acc.p90()
     }
 
-    /// Running sums of the Fisher information per point, for fast greedy search.
+    /// Running sums of the Fisher information per point, with each point's predicted P90 and the layout's score kept
+    /// up to date, for fast greedy search: adding, removing or scoring a candidate touches only the points it reaches.
     struct Accumulator {
         var a: [Double], c: [Double], d: [Double]
-        init(count: Int) { a = [Double](repeating: 0, count: count); c = a; d = a }
+        /// Each point's predicted P90 and its log (capped at 10⁶ m, as the score counts it).
+        private(set) var e: [Double], logs: [Double]
+        /// The target the score counts covered points against.
+        let target: Double
+        /// Points whose P90 meets the target, and the sum of the logs.
+        private(set) var covered = 0
+        private(set) var logSum: Double
 
+        init(count: Int, target: Double = .infinity) {
+            a = [Double](repeating: 0, count: count); c = a; d = a
+            let none = CoverageModel.p90(0, 0, 0)
+            e = [Double](repeating: none, count: count)
+            logs = [Double](repeating: log(min(none, 1e6)), count: count)
+            self.target = target
+            covered = none <= target ? count : 0
+            logSum = log(min(none, 1e6)) * Double(count)
+        }
+
+        /// Adds candidate `ci` (`sign` −1 removes it).
         mutating func add(candidate ci: Int, model m: CoverageModel, sign: Double = 1) {
-            let n = m.points.count, base = ci * n
-            for i in 0..<n {
-                a[i] += sign * m.f11[base + i]; c[i] += sign * m.f12[base + i]; d[i] += sign * m.f22[base + i]
+            for k in m.starts[ci]..<m.starts[ci + 1] {
+                let i = Int(m.pointIndex[k])
+                a[i] += sign * m.f11[k]; c[i] += sign * m.f12[k]; d[i] += sign * m.f22[k]
+                let new = CoverageModel.p90(a[i], c[i], d[i]), newLog = log(min(new, 1e6))
+                if e[i] <= target { covered -= 1 }
+                if new <= target { covered += 1 }
+                logSum += newLog - logs[i]
+                e[i] = new; logs[i] = newLog
             }
         }
 
-        func p90() -> [Double] { (0..<a.count).map { p90(at: $0) } }
+        func p90() -> [Double] { e }
 
-        func p90(at i: Int) -> Double { CoverageModel.p90(a[i], c[i], d[i]) }
+        func p90(at i: Int) -> Double { e[i] }
 
-        /// Score of this accumulator plus candidate `ci`, without changing it.
-        func score(adding ci: Int, model m: CoverageModel, target: Double) -> (covered: Int, meanLog: Double) {
-            let n = m.points.count, base = ci * n
-            var covered = 0, logs = 0.0
-            for i in 0..<n {
-                let e = CoverageModel.p90(a[i] + m.f11[base + i], c[i] + m.f12[base + i], d[i] + m.f22[base + i])
-                if e <= target { covered += 1 }
-                logs += log(min(e, 1e6))
+        /// Score of this accumulator plus candidate `ci`, without changing it: the points meeting the target, and the
+        /// mean log P90.
+        func score(adding ci: Int, model m: CoverageModel) -> (covered: Int, meanLog: Double) {
+            var covered = self.covered, delta = 0.0
+            for k in m.starts[ci]..<m.starts[ci + 1] {
+                let i = Int(m.pointIndex[k])
+                let new = CoverageModel.p90(a[i] + m.f11[k], c[i] + m.f12[k], d[i] + m.f22[k])
+                if new <= target { covered += 1 }
+                if e[i] <= target { covered -= 1 }
+                delta += log(min(new, 1e6)) - logs[i]
             }
-            return (covered, logs / Double(n))
+            return (covered, (logSum + delta) / Double(max(e.count, 1)))
         }
     }
 

@@ -110,7 +110,7 @@ public struct Planner: Sendable {
     /// The best layout of `count` beacons the bound-based search finds (candidate indices).
     public func layout(count: Int, startingFrom start: [Int] = []) -> [Int] {
         var layout = start
-        var acc = CoverageModel.Accumulator(count: model.points.count)
+        var acc = CoverageModel.Accumulator(count: model.points.count, target: options.targetP90)
         for c in layout { acc.add(candidate: c, model: model) }
         while layout.count < count, let best = bestAddition(to: layout, acc) {
             layout.append(best)
@@ -129,7 +129,7 @@ public struct Planner: Sendable {
     private func bestAddition(to layout: [Int], _ acc: CoverageModel.Accumulator) -> Int? {
         var best: (Int, (Int, Double))?
         for c in model.candidates.indices where !layout.contains(c) {
-            let s = acc.score(adding: c, model: model, target: options.targetP90)
+            let s = acc.score(adding: c, model: model)
             if best == nil || better((s.covered, s.meanLog), than: best!.1) { best = (c, (s.covered, s.meanLog)) }
         }
         return best?.0
@@ -141,11 +141,11 @@ public struct Planner: Sendable {
         for _ in 0..<3 {
             var improved = false
             for slot in layout.indices {
-                var acc = CoverageModel.Accumulator(count: model.points.count)
+                var acc = CoverageModel.Accumulator(count: model.points.count, target: options.targetP90)
                 for (k, c) in layout.enumerated() where k != slot { acc.add(candidate: c, model: model) }
                 var bestC = layout[slot], bestS = current
                 for c in model.candidates.indices where !layout.contains(c) {
-                    let s = acc.score(adding: c, model: model, target: options.targetP90)
+                    let s = acc.score(adding: c, model: model)
                     if better((s.covered, s.meanLog), than: bestS) { bestC = c; bestS = (s.covered, s.meanLog) }
                 }
                 if bestC != layout[slot] { layout[slot] = bestC; current = bestS; improved = true }
