@@ -152,7 +152,7 @@ extension PosteriorBound {
     /// The most work one walk's bound may take: scan windows × states³ (each window inverts the states' n×n
     /// information twice; with a beacon spread every beacon's ΔP0 is a state): about 40 s per walk on this project's
     /// 2-core machine, where 400 beacons over 32 windows (2.1·10⁹) took 8 s (docs/speed.md, "Bounded work"). 1,000
-    /// beacons allow 9 windows, 400 about 150, 100 about 9,400.
+    /// beacons allow 9 windows, 400 about 150, 100 about 8,600.
     public static let maximumWork = 1e10
 
     /// The states the bound of a walk of `s` carries under `condition`.
