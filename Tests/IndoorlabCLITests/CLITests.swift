@@ -545,7 +545,7 @@ import Testing
         }
     }
 
-    /// Limits found by a stranger's walkthrough (session 33): each refused before any work, with exit 64, where it
+    /// Limits found by a stranger's walkthrough: each refused before any work, with exit 64, where it
     /// crashed (--draws near Int.max), exhausted memory (--draws 10⁹), never ended (--seconds inf) or did nothing.
     @Test func unboundedWorkIsRefused() throws {
         for args in [["tune", "open-hall", "--draws", "1001"], ["plan", "open-hall", "--target-p90", "3", "--draws", "9223372036854775807"],

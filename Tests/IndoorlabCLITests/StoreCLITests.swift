@@ -86,7 +86,7 @@ import LabResults
     }
 
     /// A handful of samples is fitted (the arithmetic holds) but called too few to calibrate on, on standard error; a
-    /// simulated walk's thousands are not (a walkthrough found a 3-sample fit printed as a calibration, session 55).
+    /// simulated walk's thousands are not (a walkthrough found a 3-sample fit printed as a calibration).
     @Test func calibrateWarnsWhenTooFewSamplesBackTheFit() throws {
         let dir = try temporaryDirectory("cli").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

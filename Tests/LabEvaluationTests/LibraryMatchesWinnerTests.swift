@@ -68,7 +68,7 @@ import LabResults
                 case (.fix(let l), .fix(let f)):
                     let d = l.position.distance(to: f.position)
                     // The particle filter meets the solver where a track starts; its weights carry the last digits
-                    // of that start on to later scans (killian-court: 4.9·10⁻⁷ m at most, session 56).
+                    // of that start on to later scans (killian-court: 4.9·10⁻⁷ m at most).
                     if tracked { trackerWorst = max(trackerWorst, d) } else { worst = max(worst, d) }
                     #expect(d < 1e-3, "\(condition) epoch \(e.index): \(tracked ? "tracker" : "one-scan fix") \(l.position) vs \(f.position)")
                     if let a = l.uncertainty, let b = f.uncertainty { #expect(abs(a - b) <= 1e-3 * max(b, 1), "epoch \(e.index)") }

@@ -195,7 +195,7 @@ func errors(_ yaml: String) -> [String] {
 
     /// An entry that cannot be read is left out of its list; the checks after reading still name the entries after it by
     /// their place in the file, with their line, and so do messages that point at another entry (found by a stranger's
-    /// walkthrough, session 53: `beacons[1]`, no line, for the file's `beacons[3]`).
+    /// walkthrough: `beacons[1]`, no line, for the file's `beacons[3]`).
     @Test func entriesAfterOneThatCannotBeReadKeepTheirPlaceAndLine() {
         let yaml = validYAML
             .replacingOccurrences(of: "{id: B1, uuid: B9407F30-F5F8-466E-AFF9-25556B57FE6D, major: 1, minor: 1, position: [1, 1]}",
