@@ -32,7 +32,7 @@ struct CSVFile {
     func forEachRecord(columns: [String], _ body: (inout CSVRecord) throws -> Void) throws {
         var scanner = LineScanner(path: path, columns: columns)
         if let bytes {
-            try bytes.withUnsafeBufferPointer { try scanner.scan($0, final: true, body) }
+            _ = try bytes.withUnsafeBufferPointer { try scanner.scan($0, final: true, body) }
             return
         }
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -15,9 +15,8 @@ public struct CondensedReadings: Sendable {
     private(set) var windows: [Int: [BeaconSum]] = [:]
     /// Readings condensed.
     public private(set) var count = 0
-    /// The weakest reading, dBm, and whether every reading is a whole dB (``RadioFit/floor(of:)``).
-    private var weakest: Double?
-    private var allWhole = true
+    /// The receiver's floor the readings show.
+    private var receiverFloor = ReceiverFloor()
 
     let builder: EpochBuilder
 
@@ -31,8 +30,7 @@ public struct CondensedReadings: Sendable {
     /// Adds one reading (already checked: a beacon of the venue, a plausible RSSI).
     @inline(__always) mutating func add(_ r: RSSIReading) {
         count += 1
-        weakest = min(weakest ?? r.rssi, r.rssi)
-        if allWhole && r.rssi.rounded() != r.rssi { allWhole = false }
+        receiverFloor.see(r.rssi)
         let k = builder.windowIndex(r.t)
         if k != currentKey {
             finish()
@@ -55,7 +53,7 @@ public struct CondensedReadings: Sendable {
     }
 
     /// The receiver's floor the readings show (``RadioFit/floor(of:)``), dBm; nil without readings.
-    public var floor: Double? { weakest.map { allWhole ? $0 - 0.5 : $0 } }
+    public var floor: Double? { receiverFloor.value }
 
     /// Window `k`'s beacons as an observation's: each the mean of its readings, by beacon index (the observation puts
     /// them strongest first).

@@ -63,13 +63,9 @@ public struct RadioFit: Codable, Sendable, Hashable {
     /// estimators that truncate or censor at the sensitivity take it; it bounds the true floor from above (a
     /// walk that never went far enough from the beacons shows a floor that is too high). Nil without readings.
     public static func floor(of readings: [RSSIReading]) -> Double? {
-        guard var weakest = readings.first?.rssi else { return nil }
-        var whole = true
-        for r in readings {
-            weakest = min(weakest, r.rssi)
-            if whole && r.rssi.rounded() != r.rssi { whole = false }
-        }
-        return whole ? weakest - 0.5 : weakest
+        var f = ReceiverFloor()
+        for r in readings { f.see(r.rssi) }
+        return f.value
     }
 
     public func write(to path: String) throws { try OutputFile.write(try LabJSON.encoder().encode(self), to: path) }
@@ -96,4 +92,21 @@ public struct RadioFit: Codable, Sendable, Hashable {
         }
         return fit
     }
+}
+
+/// The receiver's floor as readings show it (``RadioFit/floor(of:)``), seen one reading at a time: a replay condenses
+/// its readings as they stream (``CondensedReadings``) and takes the floor on the way.
+public struct ReceiverFloor: Sendable {
+    private var weakest: Double?
+    private var whole = true
+
+    public init() {}
+
+    @inline(__always) public mutating func see(_ rssi: Double) {
+        weakest = min(weakest ?? rssi, rssi)
+        if whole && rssi.rounded() != rssi { whole = false }
+    }
+
+    /// The weakest reading, less half a dB when every reading was a whole dB; nil before any reading.
+    public var value: Double? { weakest.map { whole ? $0 - 0.5 : $0 } }
 }
