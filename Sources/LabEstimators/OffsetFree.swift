@@ -55,6 +55,15 @@ public final class OffsetLearningEstimator: PositionEstimator {
     public static let inputs = EstimatorInputs(uses: [.rssi, .headings, .walls], minimumBeacons: 3, minimumHeadings: 2)
     let fit: OffsetFreeFit
     public init(venue: Venue) { fit = OffsetFreeFit(venue: venue, options: .learning, solver: GSLLevenbergMarquardt()) }
+    init(fit: OffsetFreeFit) { self.fit = fit }
+    /// The fit exactly as the IndoorLocator library runs it (its pure-Swift solver), for positions only: no stated
+    /// region is computed (the outcome's covariance is the linearised one). What the planner confirms layouts with:
+    /// the position a phone running the library would get, at a sixth of the GSL path's cost.
+    public static func asShipped(venue: Venue) -> OffsetLearningEstimator {
+        var options = OffsetFreeFit.Options.learning
+        options.statesRegion = false
+        return OffsetLearningEstimator(fit: OffsetFreeFit(venue: venue, options: options, solver: LevenbergMarquardt(finishesWithNewton: true)))
+    }
     public func locate(_ observation: Observation) -> EstimateOutcome { fit.locate(observation) }
     public func startDevice() { fit.startDevice() }
     /// The same phone moved arbitrarily: where the walker faced is forgotten, the offset is kept.

@@ -18,6 +18,9 @@ public struct CoverageModel: Sendable {
     let starts: [Int]
     let pointIndex: [Int32]
     let f11: [Double], f12: [Double], f22: [Double]
+    /// The inverse: point i is reached by candidates `reachedBy[pointStarts[i]..<pointStarts[i + 1]]`, in candidate order.
+    let pointStarts: [Int]
+    let reachedBy: [Int32]
 
     /// P90 of the horizontal error of an efficient estimator whose error covariance is C, for a
     /// circular Gaussian: sqrt(−2 ln 0.1)·σ = 1.517·DRMS (DRMS = sqrt(trace C)).
@@ -52,7 +55,25 @@ public struct CoverageModel: Sendable {
         self.starts = starts
         pointIndex = index
         f11 = a; f12 = c; f22 = d
+        var counts = [Int](repeating: 0, count: points.count + 1)
+        for i in index { counts[Int(i) + 1] += 1 }
+        for i in points.indices { counts[i + 1] += counts[i] }
+        var next = counts, inverse = [Int32](repeating: 0, count: index.count)
+        for ci in candidates.indices {
+            for k in starts[ci]..<starts[ci + 1] {
+                let i = Int(index[k])
+                inverse[next[i]] = Int32(ci); next[i] += 1
+            }
+        }
+        pointStarts = counts
+        reachedBy = inverse
     }
+
+    /// The points candidate `ci` reaches (indices into `points`).
+    func reach(of ci: Int) -> ArraySlice<Int32> { pointIndex[starts[ci]..<starts[ci + 1]] }
+
+    /// The candidates that reach point `i`.
+    func candidates(reaching i: Int) -> ArraySlice<Int32> { reachedBy[pointStarts[i]..<pointStarts[i + 1]] }
 
     /// Predicted P90 error at every point for a layout (candidate indices); +∞ where the geometry gives no fix.
     public func predictedP90(layout: [Int]) -> [Double] {
@@ -103,7 +124,14 @@ public struct CoverageModel: Sendable {
         /// Score of this accumulator plus candidate `ci`, without changing it: the points meeting the target, and the
         /// mean log P90.
         func score(adding ci: Int, model m: CoverageModel) -> (covered: Int, meanLog: Double) {
-            var covered = self.covered, delta = 0.0
+            let g = gain(adding: ci, model: m)
+            return score(with: g)
+        }
+
+        /// What adding candidate `ci` would change: points newly meeting the target (net) and the change of the sum
+        /// of logs. It depends only on the points `ci` reaches, so it stays valid until one of them changes.
+        func gain(adding ci: Int, model m: CoverageModel) -> Gain {
+            var covered = 0, delta = 0.0
             for k in m.starts[ci]..<m.starts[ci + 1] {
                 let i = Int(m.pointIndex[k])
                 let new = CoverageModel.p90(a[i] + m.f11[k], c[i] + m.f12[k], d[i] + m.f22[k])
@@ -111,8 +139,39 @@ public struct CoverageModel: Sendable {
                 if e[i] <= target { covered -= 1 }
                 delta += log(min(new, 1e6)) - logs[i]
             }
-            return (covered, (logSum + delta) / Double(max(e.count, 1)))
+            return Gain(covered: covered, logDelta: delta)
         }
+
+        /// The layout's score with a gain applied: the points meeting the target, and the mean log P90.
+        func score(with g: Gain) -> (covered: Int, meanLog: Double) {
+            (covered + g.covered, (logSum + g.logDelta) / Double(max(e.count, 1)))
+        }
+
+        /// The layout's score as it is.
+        var score: (covered: Int, meanLog: Double) { score(with: Gain(covered: 0, logDelta: 0)) }
+
+        /// The state at the points candidate `ci` reaches, to put back exactly (no rounding drift) after trying a change.
+        func saved(around ci: Int, model m: CoverageModel) -> Saved {
+            let r = m.reach(of: ci)
+            return Saved(a: r.map { a[Int($0)] }, c: r.map { c[Int($0)] }, d: r.map { d[Int($0)] },
+                         e: r.map { e[Int($0)] }, logs: r.map { logs[Int($0)] }, covered: covered, logSum: logSum)
+        }
+
+        mutating func restore(_ s: Saved, around ci: Int, model m: CoverageModel) {
+            for (j, p) in m.reach(of: ci).enumerated() {
+                let i = Int(p)
+                a[i] = s.a[j]; c[i] = s.c[j]; d[i] = s.d[j]; e[i] = s.e[j]; logs[i] = s.logs[j]
+            }
+            covered = s.covered; logSum = s.logSum
+        }
+
+        struct Saved { var a, c, d, e, logs: [Double]; var covered: Int; var logSum: Double }
+    }
+
+    /// A candidate's effect on a layout's score (``Accumulator/gain(adding:model:)``).
+    struct Gain: Sendable {
+        var covered: Int
+        var logDelta: Double
     }
 
     /// The predicted P90 error from the summed information (a, c, d) = (xx, xy, yy).

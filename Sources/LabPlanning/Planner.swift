@@ -5,14 +5,16 @@ import LabEstimators
 /// "How many beacons, and where, to reach P90 ≤ target on a share of the walkable area?"
 ///
 /// Searches with the bound (fast), confirms with simulation (true):
-/// 1. for n = 3, 4, …: grow the layout greedily by the candidate that covers the most points
-///    (predicted P90 = 1.517·sqrt(CRLB) ≤ target; ties: lower mean log error), then improve it by
-///    single swaps until none helps;
-/// 2. from the first n whose prediction meets the target, simulate layouts with the library's one-scan fix
+/// 1. one chain of layouts grows by the candidate that covers the most points (predicted P90 = 1.517·sqrt(CRLB) ≤ target;
+///    ties: lower mean log error), each addition followed by the single swaps it makes worthwhile (``LayoutSearch``);
+///    the first count whose layout the bound says meets the target — after a full pass of swaps, possibly a count or two
+///    fewer — is where simulation starts;
+/// 2. from there, simulate layouts (the chain's, after a full pass of swaps) with the library's one-scan fix
 ///    (`draws` scan windows per point) at n, n+1, n+2, n+4, … until one meets the target, then bisect
 ///    between the last count that failed and the first that met it; the answer is a count that meets the
 ///    target in simulation while the count one lower failed (in simulation, or already by the bound);
-/// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found.
+/// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found;
+/// 4. confirm the answer with `spreadSeeds` further seeds: the count each seed's draws need is the answer's spread.
 ///
 /// Before any of it, a target that even a beacon at every candidate place cannot meet by the bound is reported at once
 /// (``Result/outOfReach``).
@@ -28,6 +30,9 @@ public struct Planner: Sendable {
         public var seed: UInt64 = 1
         public var estimator: EstimatorKind = .fusion
         public var beaconHeight: Double? = nil
+        /// Further seeds (seed + 1, seed + 2, …) the answer is confirmed with, each giving the count that meets the target
+        /// with its draws: the answer's spread (``Result/spread``). 0 confirms with `seed` only.
+        public var spreadSeeds: Int = 2
         public init(targetP90: Double) { self.targetP90 = targetP90 }
     }
 
@@ -51,9 +56,18 @@ public struct Planner: Sendable {
         public var candidates: Int
         public var walkableArea: Double
         public var chosenPerPointP90: [Double]
+        /// The count that meets the target with each seed's draws (the answer's seed first), the same layouts searched:
+        /// how much the answer owes to the simulation's draws. A nil count: none up to the limit did.
+        public var spread: [SeedCount] = []
         /// Set when the bound rules the target out before any search: the prediction with a beacon at every candidate
         /// place (more beacons only add information, so no layout predicts better). Nothing is searched or simulated then.
         public var outOfReach: CoverageFigures? = nil
+    }
+
+    /// One seed's answer (``Result/spread``).
+    public struct SeedCount: Sendable, Codable, Hashable {
+        public var seed: UInt64
+        public var count: Int?
     }
 
     public let scenario: Scenario
@@ -107,52 +121,19 @@ public struct Planner: Sendable {
         model = CoverageModel(scenario: scenario, points: points, candidates: candidates, candidateHeight: options.beaconHeight)
     }
 
-    /// The best layout of `count` beacons the bound-based search finds (candidate indices).
-    public func layout(count: Int, startingFrom start: [Int] = []) -> [Int] {
-        var layout = start
-        var acc = CoverageModel.Accumulator(count: model.points.count, target: options.targetP90)
-        for c in layout { acc.add(candidate: c, model: model) }
-        while layout.count < count, let best = bestAddition(to: layout, acc) {
-            layout.append(best)
-            acc.add(candidate: best, model: model)
-        }
-        return improveBySwaps(layout)
+    /// The best layout of `count` beacons the bound-based search finds (candidate indices), as `run` makes it: beacons
+    /// added one by one, each followed by the swaps it makes worthwhile, then a full pass of single swaps.
+    public func layout(count: Int) -> [Int] {
+        var search = LayoutSearch(model: model, target: options.targetP90)
+        while search.layout.count < count, search.growAndImprove() {}
+        return improved(search.layout)
     }
 
-    func score(_ layout: [Int]) -> (Int, Double) {
-        let p = model.predictedP90(layout: layout)
-        return (p.filter { $0 <= options.targetP90 }.count, p.map { log(min($0, 1e6)) }.reduce(0, +) / Double(max(p.count, 1)))
-    }
-
-    private func better(_ a: (Int, Double), than b: (Int, Double)) -> Bool { a.0 > b.0 || (a.0 == b.0 && a.1 < b.1 - 1e-12) }
-
-    private func bestAddition(to layout: [Int], _ acc: CoverageModel.Accumulator) -> Int? {
-        var best: (Int, (Int, Double))?
-        for c in model.candidates.indices where !layout.contains(c) {
-            let s = acc.score(adding: c, model: model)
-            if best == nil || better((s.covered, s.meanLog), than: best!.1) { best = (c, (s.covered, s.meanLog)) }
-        }
-        return best?.0
-    }
-
-    private func improveBySwaps(_ start: [Int]) -> [Int] {
-        var layout = start
-        var current = score(layout)
-        for _ in 0..<3 {
-            var improved = false
-            for slot in layout.indices {
-                var acc = CoverageModel.Accumulator(count: model.points.count, target: options.targetP90)
-                for (k, c) in layout.enumerated() where k != slot { acc.add(candidate: c, model: model) }
-                var bestC = layout[slot], bestS = current
-                for c in model.candidates.indices where !layout.contains(c) {
-                    let s = acc.score(adding: c, model: model)
-                    if better((s.covered, s.meanLog), than: bestS) { bestC = c; bestS = (s.covered, s.meanLog) }
-                }
-                if bestC != layout[slot] { layout[slot] = bestC; current = bestS; improved = true }
-            }
-            if !improved { break }
-        }
-        return layout
+    /// A layout improved by single swaps.
+    func improved(_ layout: [Int]) -> [Int] {
+        var search = LayoutSearch(model: model, target: options.targetP90, layout: layout)
+        search.improveBySwaps()
+        return search.layout
     }
 
     /// Beacons for a layout, named P1, P2, … (with the scenario's first iBeacon UUID when it has one).
@@ -169,19 +150,24 @@ public struct Planner: Sendable {
         let sim = LayoutSimulation(scenario: scenario, points: model.points, estimator: options.estimator,
                                    draws: options.draws, seed: options.seed)
         let limit = min(options.maxBeacons, model.candidates.count)
-        var layouts: [Int: [Int]] = [:]
+        // The greedy chain: its first n beacons are the greedy layout of n. Counts that are simulated (or decide where
+        // simulation starts) get the chain's layout improved by swaps.
+        var chain = LayoutSearch(model: model, target: options.targetP90)
+        var chainLayouts: [Int: [Int]] = [:]
+        var improvedLayouts: [Int: [Int]] = [:]
         var steps: [Int: Step] = [:]
         var perPoint: [Int: [Double]] = [:]
+        func greedy(_ n: Int) -> [Int] {
+            while chain.layout.count < n, chain.growAndImprove() { chainLayouts[chain.layout.count] = chain.layout }
+            return chainLayouts[n] ?? chain.layout
+        }
         func layout(_ n: Int) -> [Int] {
-            if let l = layouts[n] { return l }
-            let l = self.layout(count: n, startingFrom: n > 3 ? Array(layout(n - 1).prefix(n - 1)) : [])
-            layouts[n] = l
+            if let l = improvedLayouts[n] { return l }
+            let l = improved(greedy(n))
+            improvedLayouts[n] = l
             return l
         }
-        func predict(_ n: Int) -> Step {
-            if let st = steps[n] { return st }
-            let l = layout(n)
-            let p = model.predictedP90(layout: l)
+        func record(_ n: Int, _ l: [Int], _ p: [Double]) -> Step {
             let st = Step(count: n, positions: l.map { model.candidates[$0] },
                           predicted: CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage),
                           simulated: nil, target: options.targetP90)
@@ -189,6 +175,17 @@ public struct Planner: Sendable {
             perPoint[n] = p
             progress?(n, "predicted area P90 \(Format.metres(st.predicted.areaQuantile)) m")
             return st
+        }
+        /// The greedy layout's prediction (the bound's search up to the first count that meets the target).
+        func predictGreedy(_ n: Int) -> Step {
+            let l = greedy(n)
+            return record(n, l, chain.layout.count == n ? chain.acc.p90() : model.predictedP90(layout: l))
+        }
+        /// The improved layout's prediction (every count simulated).
+        func predict(_ n: Int) -> Step {
+            if improvedLayouts[n] != nil, let st = steps[n] { return st }
+            let l = layout(n)
+            return record(n, l, model.predictedP90(layout: l))
         }
         func simulate(_ n: Int) throws -> Bool {
             var st = predict(n)
@@ -215,11 +212,17 @@ public struct Planner: Sendable {
             return result
         }
 
-        // 1. The bound alone, until it says the target is within reach.
+        // 1. The bound alone, until it says the target is within reach: the greedy layouts first; swaps only add
+        //    covered points, so the improved layout of that count meets it too, and may already at a count or two fewer.
         var n = 3
-        while n <= limit && predict(n).predicted.areaQuantile > options.targetP90 { n += 1 }
+        while n <= limit && predictGreedy(n).predicted.areaQuantile > options.targetP90 { n += 1 }
+        if n <= limit {
+            _ = predict(n)
+            while n > 3 && predict(n - 1).predicted.areaQuantile <= options.targetP90 { n -= 1 }
+        }
         // 2. Gallop in simulation, then bisect between the last failure and the first success.
         var answer: Int?
+        let lowest = n   // counts below failed by the bound (or are below the minimum of 3)
         if n <= limit {
             var failed = n - 1  // failed by the bound (or below the minimum of 3)
             var step = 1
@@ -240,6 +243,35 @@ public struct Planner: Sendable {
             }
         }
 
+        // 4. The spread: the same layouts confirmed with further seeds, walking down from the answer while each meets
+        //    the target, or up until one does.
+        var spread: [SeedCount] = []
+        if let a = answer {
+            spread.append(SeedCount(seed: options.seed, count: a))
+            for k in 0..<max(0, options.spreadSeeds) {
+                let seed = options.seed &+ UInt64(k + 1)
+                let other = LayoutSimulation(scenario: scenario, points: model.points, estimator: options.estimator,
+                                             draws: options.draws, seed: seed)
+                func meets(_ n: Int) throws -> Bool {
+                    progress?(n, "confirming with seed \(seed)")
+                    let p = try other.perPointP90(beacons: beacons(for: layout(n)))
+                    return CoverageFigures(perPointP90: p, target: options.targetP90, coverage: options.coverage).areaQuantile <= options.targetP90
+                }
+                var c: Int? = a
+                if try meets(a) {
+                    while c! - 1 >= lowest, try meets(c! - 1) { c! -= 1 }
+                } else {
+                    c = nil
+                    var m = a
+                    while m < limit {
+                        m += 1
+                        if try meets(m) { c = m; break }
+                    }
+                }
+                spread.append(SeedCount(seed: seed, count: c))
+            }
+        }
+
         let ordered = steps.keys.sorted().map { steps[$0]! }
         let best: Step? = answer.map { steps[$0]! } ?? ordered.min { a, b in
             let ka = a.simulated?.areaQuantile ?? .infinity, kb = b.simulated?.areaQuantile ?? .infinity
@@ -250,7 +282,9 @@ public struct Planner: Sendable {
             return Result(met: false, chosen: empty, steps: [], points: model.points.count, candidates: model.candidates.count,
                           walkableArea: area, chosenPerPointP90: [])
         }
-        return Result(met: best.meetsTarget, chosen: best, steps: ordered, points: model.points.count,
-                      candidates: model.candidates.count, walkableArea: area, chosenPerPointP90: perPoint[best.count] ?? [])
+        var result = Result(met: best.meetsTarget, chosen: best, steps: ordered, points: model.points.count,
+                            candidates: model.candidates.count, walkableArea: area, chosenPerPointP90: perPoint[best.count] ?? [])
+        result.spread = spread
+        return result
     }
 }

@@ -34,6 +34,7 @@ public enum PlanReport {
         let c = result.chosen
         if result.met {
             out += "target met: \(c.count) beacons give P90 ≤ \(Format.metres(o.targetP90)) m on \(pct(c.simulated?.coverage ?? 0)) of the walkable area (simulated with \(o.estimator.rawValue), \(o.draws) draws per point); \(c.count - 1) did not\n"
+            if result.spread.count > 1 { out += spreadLine(result.spread) }
         } else {
             let most = min(o.maxBeacons, result.candidates)
             out += "target NOT met: P90 ≤ \(Format.metres(o.targetP90)) m on \(pct(o.coverage)) of the walkable area is out of reach up to \(counted(most, "beacon"))"
@@ -41,5 +42,15 @@ public enum PlanReport {
             out += "best found: \(c.count) beacons, area P90 \(m(c.simulated?.areaQuantile ?? c.predicted.areaQuantile)) (\(c.simulated == nil ? "predicted" : "simulated")), coverage \(pct(c.simulated?.coverage ?? c.predicted.coverage))\n"
         }
         return out
+    }
+
+    /// "spread over seeds 1–3: 21–23 beacons (1: 22, 2: 21, 3: 23)": the count each seed's draws confirm.
+    static func spreadLine(_ spread: [Planner.SeedCount]) -> String {
+        let counts = spread.compactMap(\.count)
+        let each = spread.map { "\($0.seed): \($0.count.map(String.init) ?? "none")" }.joined(separator: ", ")
+        let range = counts.isEmpty ? "none" : counts.min()! == counts.max()! ? "\(counts.min()!)" : "\(counts.min()!)–\(counts.max()!)"
+        let missing = spread.count - counts.count
+        return "spread over \(spread.count) seeds: \(range) beacons (seed: count \(each))"
+            + (missing > 0 ? "; \(missing) found no count up to the limit" : "") + "\n"
     }
 }

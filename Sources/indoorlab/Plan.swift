@@ -47,6 +47,9 @@ struct Plan: ParsableCommand {
     @Option(parsing: .unconditional, help: "Simulated scan windows per test point when confirming a layout.")
     var draws: Int = 20
 
+    @Option(parsing: .unconditional, help: "Further seeds the answer is confirmed with (seed + 1, seed + 2, …): the count each one's draws need is reported as the answer's spread. 0 turns it off.")
+    var spreadSeeds: Int = 2
+
     @OptionGroup var seed: SeedOptions
 
     @Option(name: .shortAndLong, help: "Write the scenario with the planned beacons here (YAML).")
@@ -62,6 +65,7 @@ struct Plan: ParsableCommand {
         guard targetP90 > 0, targetP90.isFinite else { throw ValidationError("--target-p90 must be a positive number of metres") }
         guard coverage > 0 && coverage <= 1 else { throw ValidationError("--coverage must be in (0, 1]") }
         guard candidateSpacing > 0, pointSpacing > 0 else { throw ValidationError("spacings must be positive") }
+        guard (0...20).contains(spreadSeeds) else { throw ValidationError("--spread-seeds must be between 0 and 20, found \(spreadSeeds)") }
         guard maxBeacons >= 3 else { throw ValidationError("--max-beacons must be at least 3, found \(maxBeacons)") }
         guard draws >= 1, draws <= Planner.maximumDraws else {
             throw ValidationError("--draws must be between 1 and \(Planner.maximumDraws), found \(draws)")
@@ -80,7 +84,7 @@ struct Plan: ParsableCommand {
         defer { directories.finish(succeeded: succeeded) }
         var o = Planner.Options(targetP90: targetP90)
         o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
-        o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed
+        o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed; o.spreadSeeds = spreadSeeds
         o.estimator = .shipped
         let start = Date()
         let planner = Planner(scenario: s, options: o)

@@ -201,3 +201,82 @@ let emptyRoom = Scenario(
         #expect(moved.count <= 2)
     }
 }
+
+/// The planner's search keeps every candidate's gain up to date instead of scoring every candidate afresh: the same
+/// choices, at a cost that follows the hearing range rather than the venue.
+@Suite struct LayoutSearchTests {
+    static func museum() throws -> (CoverageModel, Double) {
+        let s = try ScenarioLoader.load(path: scenariosDir + "/museum-gallery.yaml")
+        let model = CoverageModel(scenario: s, points: PlanningGeometry.walkablePoints(s, spacing: 2),
+                                  candidates: PlanningGeometry.candidates(s, mount: .walls, spacing: 2))
+        return (model, 2.5)
+    }
+
+    /// The best addition from kept gains is the one scoring every candidate against a fresh sum would choose.
+    @Test func keptGainsChooseAsScoringAfresh() throws {
+        let (model, target) = try Self.museum()
+        var search = LayoutSearch(model: model, target: target)
+        for _ in 0..<12 {
+            var fresh = CoverageModel.Accumulator(count: model.points.count, target: target)
+            for c in search.layout { fresh.add(candidate: c, model: model) }
+            var best: (Int, (covered: Int, meanLog: Double))?
+            for c in model.candidates.indices where !search.layout.contains(c) {
+                let s = fresh.score(adding: c, model: model)
+                if best == nil || LayoutSearch.better(s, than: best!.1) { best = (c, s) }
+            }
+            let kept = try #require(search.bestAddition())
+            #expect(kept.candidate == best?.0)
+            #expect(kept.score.covered == best?.1.covered)
+            #expect(abs(kept.score.meanLog - best!.1.meanLog) < 1e-9)
+            search.growAndImprove()
+        }
+        #expect(search.layout.count == 12)
+    }
+
+    /// Weighing swaps only near each addition ends where a full swap pass over every slot ends: elsewhere no gain changed.
+    @Test func localSwapsEndWhereFullPassesEnd() throws {
+        let (model, target) = try Self.museum()
+        var local = LayoutSearch(model: model, target: target)
+        for n in 1...20 {
+            local.growAndImprove()
+            var full = LayoutSearch(model: model, target: target, layout: local.layout)
+            full.improveBySwaps()
+            #expect(full.layout == local.layout, "at \(n) beacons a full pass still found a swap")
+        }
+    }
+
+    /// Swaps never lower the score (points meeting the target, then the mean log P90).
+    @Test func swapsOnlyImproveTheScore() throws {
+        let (model, target) = try Self.museum()
+        var search = LayoutSearch(model: model, target: target, layout: Array(stride(from: 0, to: model.candidates.count, by: 9)))
+        let before = search.acc.score
+        search.improveBySwaps()
+        #expect(!LayoutSearch.better(before, than: search.acc.score))
+        #expect(search.acc.score.covered >= before.covered)
+    }
+}
+
+@Suite struct PlanSpreadTests {
+    /// The answer comes with the count each further seed's draws need, the answer's own seed first.
+    @Test func theAnswerStatesItsSpreadOverSeeds() throws {
+        var o = Planner.Options(targetP90: 2.0)
+        o.pointSpacing = 2; o.candidateSpacing = 2; o.draws = 10; o.estimator = .floorplanFusion; o.maxBeacons = 16
+        o.seed = 7; o.spreadSeeds = 2
+        let planner = Planner(scenario: emptyRoom, options: o)
+        let result = try planner.run()
+        #expect(result.met)
+        #expect(result.spread.map(\.seed) == [7, 8, 9])
+        #expect(result.spread.first?.count == result.chosen.count)
+        #expect(planner.layout(count: result.chosen.count).map { planner.model.candidates[$0] } == result.chosen.positions)
+        // Each seed's count meets the target with that seed's draws, on the layouts the search made.
+        for entry in result.spread.dropFirst() {
+            let n = try #require(entry.count)
+            let sim = LayoutSimulation(scenario: emptyRoom, points: planner.model.points, estimator: o.estimator, draws: o.draws, seed: entry.seed)
+            let layout = planner.layout(count: n)
+            let figures = CoverageFigures(perPointP90: try sim.perPointP90(beacons: planner.beacons(for: layout)), target: 2.0, coverage: 0.9)
+            #expect(figures.areaQuantile <= 2.0, "seed \(entry.seed): \(n) beacons")
+        }
+        o.spreadSeeds = 0
+        #expect(try Planner(scenario: emptyRoom, options: o).run().spread.map(\.seed) == [7])
+    }
+}
