@@ -6,6 +6,9 @@ import LabCore
 /// Bundled scenarios are looked for, in order, in `$INDOORLAB_SCENARIOS`, `./Scenarios`, the installed copy
 /// (`PREFIX/share/indoorlab/Scenarios` for a binary in `PREFIX/bin`, as `make install` lays them out), and
 /// the `Scenarios` folder of the package the running binary was built in (up to four levels above it).
+///
+/// Large venues, for planning at scale, live in the `large` folder beside them: found by name like the others, but
+/// not among ``paths()`` (the tournament's default set, whose field bound grows with the cube of the beacons).
 public enum BundledScenarios {
     /// The directories searched, in order.
     public static func directories() -> [String] {
@@ -40,13 +43,27 @@ public enum BundledScenarios {
         paths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
     }
 
+    /// The folder of the bundled large venues, inside the scenarios folder.
+    public static let largeFolder = "large"
+
+    /// The bundled large venues (`Scenarios/large/*.yaml`), sorted by name.
+    public static func largePaths() -> [String] {
+        for dir in directories() {
+            if let names = try? FileManager.default.contentsOfDirectory(atPath: dir + "/" + largeFolder) {
+                let yaml = names.filter { $0.hasSuffix(".yaml") }.sorted()
+                if !yaml.isEmpty { return yaml.map { dir + "/" + largeFolder + "/" + $0 } }
+            }
+        }
+        return []
+    }
+
     /// `nameOrPath` itself when it is a file, a path or ends in `.yaml`; else the bundled file of that name
     /// when there is one; else `nameOrPath` unchanged.
     public static func resolve(_ nameOrPath: String) -> String {
         if isPath(nameOrPath) { return nameOrPath }
         for dir in directories() {
-            let p = dir + "/" + nameOrPath + ".yaml"
-            if FileManager.default.fileExists(atPath: p) { return p }
+            for p in [dir + "/" + nameOrPath + ".yaml", dir + "/" + largeFolder + "/" + nameOrPath + ".yaml"]
+            where FileManager.default.fileExists(atPath: p) { return p }
         }
         return nameOrPath
     }
@@ -57,7 +74,7 @@ public enum BundledScenarios {
     public static func load(_ nameOrPath: String) throws -> Scenario {
         let path = resolve(nameOrPath)
         if !isPath(nameOrPath) && !FileManager.default.fileExists(atPath: path) {
-            let names = names()
+            let names = names() + largePaths().map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
             guard !names.isEmpty else { throw InputError(file: nameOrPath, "no such scenario file, and \(noneFound)") }
             throw InputError(file: nameOrPath, "no such scenario file, and no bundled scenario of that name\(didYouMean(nameOrPath, among: names)); bundled: \(names.joined(separator: ", "))")
         }

@@ -329,6 +329,22 @@ func errors(_ yaml: String) -> [String] {
         #expect(!s.walks.isEmpty)
     }
 
+    /// The large venue is found by name, loads without a warning, is over 10,000 m² with walls of several materials,
+    /// and stays out of the tournament's default set.
+    @Test func theLargeVenueIsFoundByNameButNotInTheDefaultSet() throws {
+        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scenarios").path
+        let path = dir + "/large/exhibition-centre.yaml"
+        let s = try ScenarioLoader.load(path: path)
+        #expect(s.warnings.isEmpty, "\(s.warnings)")
+        #expect(s.rooms.map(\.polygon.area).reduce(0, +) >= 10_000)
+        #expect(Set(s.walls.compactMap(\.material)).count >= 5)
+        #expect(!s.walks.isEmpty && s.rooms.count >= 15)
+        #expect(BundledScenarios.resolve("exhibition-centre").hasSuffix("/Scenarios/large/exhibition-centre.yaml"))
+        #expect(!BundledScenarios.paths().isEmpty && !BundledScenarios.paths().contains { $0.contains("exhibition-centre") })
+        #expect(BundledScenarios.largePaths().map { URL(fileURLWithPath: $0).lastPathComponent } == ["exhibition-centre.yaml"])
+    }
+
     @Test func killianCourtHasTheTenFriezes() throws {
         let path = try #require(Self.bundled.first { $0.hasSuffix("killian-court.yaml") })
         let s = try ScenarioLoader.load(path: path)
