@@ -9,7 +9,7 @@ REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tr
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo demo-run check-results test docs bench bench-memory plots clean install install-files fuzz fuzz-build
+.PHONY: all deps build demo demo-run check-results test test-slurm docs bench bench-memory plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -37,11 +37,13 @@ demo: build
 
 # make demo's steps, with the binary BIN.
 demo-run:
-	$(BIN) validate Scenarios/*.yaml
+	$(BIN) validate Scenarios/*.yaml Scenarios/large/*.yaml
 	$(BIN) compare --seeds $(SEEDS) --conditions ideal,field $(REAL) --out out/compare --plots Plots --report docs/results.md
 	$(BIN) coverage --seeds 5 --estimator offset-learning,particle-filter --report docs/coverage.md
 	$(BIN) plot offset-learning --out-dir Plots
 	$(BIN) plan open-hall --target-p90 2 --coverage 0.9 -o out/open-hall-planned.yaml --plots Plots
+	rm -rf out/sweep-open-hall-sigma
+	$(BIN) sweep Scenarios/sweeps/open-hall-sigma.yaml --out out/sweep-open-hall-sigma --plots Plots
 	$(BIN) replay --strict --junit out/replay-junit.xml Recordings/*.sqlite
 
 # The committed results are what the code produces: make demo's steps again (with the real datasets beside the clone),
@@ -62,6 +64,14 @@ test: deps
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
 	SWIFT=$(SWIFT) scripts/docs-check
+	$(MAKE) --no-print-directory test-slurm
+
+# A sweep through a real single-node Slurm that the script starts (root: it installs slurm-wlm and munge when missing
+# and starts munged, slurmctld and slurmd; docs/sweeps.md). Without root it says it did not run.
+test-slurm:
+	@if [ "$$(id -u)" -eq 0 ]; then scripts/slurm-test $(TEST_BIN); \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo -n scripts/slurm-test $(TEST_BIN); \
+	else echo "test-slurm: NOT RUN: it needs root to start a Slurm cluster (run: sudo make test-slurm)" >&2; fi
 
 # IndoorLocator's DocC documentation, checked (every public symbol documented, no broken link: warnings are errors)
 # and written as a static site to .build/docs/site; serve it with `python3 -m http.server -d .build/docs/site` and
@@ -75,9 +85,10 @@ install: build
 	$(MAKE) install-files
 
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios/large
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/indoorlab
 	install -m 644 Scenarios/*.yaml $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios/
+	install -m 644 Scenarios/large/*.yaml $(DESTDIR)$(PREFIX)/share/indoorlab/Scenarios/large/
 
 # Fuzzing (docs/fuzzing.md): the readers under libFuzzer with AddressSanitizer, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60

@@ -28,7 +28,7 @@ let package = Package(
         // The pure model: geometry, scenario types, venue, walls, readings, errors, and the shared maths
         // (Fisher information, quantiles, RSSI↔range, the JSON format). No I/O libraries.
         .target(name: "LabCore"),
-        // Scenario files: the YAML reader and validator, the writer, bundled-scenario lookup. The only Yams user.
+        // Scenario files: the YAML reader and validator, the writer, bundled-scenario lookup. (Yams; LabSweep reads its specs with it too.)
         .target(name: "LabScenarioIO", dependencies: ["LabCore", .product(name: "Yams", package: "Yams")]),
         // Radio and compass models, walks, seeded noise: scenario -> epochs.
         .target(name: "LabSimulation", dependencies: ["LabCore", "CGSL"]),
@@ -46,12 +46,16 @@ let package = Package(
         // Judging: metrics, the Cramér–Rao bound, the tournament, leaderboard, replay, baselines, calibration.
         .target(name: "LabEvaluation", dependencies: ["LabCore", "LabSimulation", "LabEstimators", "LabResults", "LabStore", "CGSL"]),
         // Every figure, over PLplot: results -> plots.
-        .target(name: "LabPlot", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "CPLplot"]),
+        .target(name: "LabPlot", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "LabSweep", "CPLplot"]),
         // Reports: what the tool prints and the documents it writes (tables in plain text and Markdown, the JSON reports,
         // the results document): results -> text.
-        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning"]),
+        .target(name: "LabReport", dependencies: ["LabCore", "LabEstimators", "LabResults", "LabStore", "LabEvaluation", "LabPlanning", "LabSweep"]),
         // Beacon-count planner and layout tuner.
         .target(name: "LabPlanning", dependencies: ["LabCore", "LabSimulation", "LabEstimators"]),
+        // Parameter studies: a spec's axes expanded into jobs and shards, run locally or as Slurm array tasks, merged with
+        // confidence intervals.
+        .target(name: "LabSweep", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning", "LabResults", "LabStore", "CGSL",
+                                                 .product(name: "Yams", package: "Yams")]),
         // The shipped library: the tournament's winner behind a small public API.
         .target(name: "IndoorLocator", dependencies: ["LabCore", "LocatorEngine"]),
         // Loading an IndoorLocator from a scenario file (a separate product: it brings Yams).
@@ -60,7 +64,7 @@ let package = Package(
         .target(name: "LabBench", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "CHeapStats"]),
         // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabBench", "LabReport", "LabResults",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabSweep", "LabBench", "LabReport", "LabResults",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
@@ -74,6 +78,7 @@ let package = Package(
         .testTarget(name: "LabEstimatorsTests", dependencies: ["LabCore", "LabEstimators"]),
         .testTarget(name: "LabEvaluationTests", dependencies: ["LabResults", "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "IndoorLocatorScenarios"]),
         .testTarget(name: "LabPlanningTests", dependencies: ["LabCore", "LabScenarioIO", "LabEstimators", "LabEvaluation", "LabPlanning"]),
+        .testTarget(name: "LabSweepTests", dependencies: ["LabCore", "LabStore", "LabSweep"]),
         // Imports only IndoorLocator: what an app sees.
         .testTarget(name: "IndoorLocatorTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),
         .testTarget(name: "IndoorLocatorScenariosTests", dependencies: ["IndoorLocator", "IndoorLocatorScenarios"]),

@@ -11,6 +11,9 @@ public struct LineFigure: Figure, CanvasDrawable {
         public var style: SeriesStyle
         /// false: drawn but not listed (e.g. the marker of a percentile on a curve listed already).
         public var inLegend: Bool
+        /// A band drawn under the line, in its colour made translucent (a confidence interval): lower and upper y at
+        /// each x; non-finite values leave a gap's ends out.
+        public var band: (lower: [Double], upper: [Double])? = nil
         public init(label: String, x: [Double], y: [Double], style: SeriesStyle, inLegend: Bool = true) {
             self.label = label; self.x = x; self.y = y; self.style = style; self.inLegend = inLegend
         }
@@ -68,7 +71,8 @@ public struct LineFigure: Figure, CanvasDrawable {
     func draw(on c: inout Canvas) {
         c.title(title)
         let entries = legendEntries
-        let xs = series.flatMap(\.x).filter(\.isFinite), ys = series.flatMap(\.y).filter(\.isFinite)
+        let xs = series.flatMap(\.x).filter(\.isFinite)
+        let ys = (series.flatMap(\.y) + series.flatMap { ($0.band?.lower ?? []) + ($0.band?.upper ?? []) }).filter(\.isFinite)
         let xr = xRange ?? Axis.padded(xs + referenceLines.filter { $0.orientation == .vertical }.map(\.value))
         let yr = yRange ?? Axis.padded(ys + referenceLines.filter { $0.orientation == .horizontal }.map(\.value))
         var frame = PageRect(minX: Axis.leftEdge(yr, charHeightX: c.charHeightX), maxX: 0.965, minY: 0.115, maxY: 0.885)
@@ -99,6 +103,13 @@ public struct LineFigure: Figure, CanvasDrawable {
                            dx: 0, dy: 1, just: 1, color: r.color, scale: Canvas.annotationScale)
                 }
             }
+        }
+        for s in series {
+            guard let band = s.band else { continue }
+            let keep = s.x.indices.filter { $0 < band.lower.count && $0 < band.upper.count && band.lower[$0].isFinite && band.upper[$0].isFinite }
+            guard keep.count >= 2 else { continue }
+            c.pen(s.style.color.withAlpha(0.18))
+            c.fill(keep.map { s.x[$0] } + keep.reversed().map { s.x[$0] }, keep.map { band.lower[$0] } + keep.reversed().map { band.upper[$0] })
         }
         for s in series {
             if let l = s.style.line {

@@ -5,7 +5,7 @@ import Testing
 /// walk; Expected/tiny-lab-csv: three scan windows in the lab's CSV), compared with the stored expectations in Expected/ the way ``ExpectedOutputTests`` compares plan's, tune's
 /// and plot's. Regenerate after an intended change with `INDOORLAB_RECORD_EXPECTED=1` and review `git diff`.
 extension ExpectedOutputTests {
-    static let commands = ["validate", "simulate", "compare", "plot", "plan", "tune", "record", "import", "replay", "calibrate",
+    static let commands = ["validate", "simulate", "compare", "plot", "plan", "tune", "sweep", "record", "import", "replay", "calibrate",
                            "coverage", "bench"]
 
     @Test func theToolsHelpListsEveryCommand() throws {
@@ -51,6 +51,20 @@ extension ExpectedOutputTests {
         try Self.check("compare", try indoorlab(["compare", "tiny-room.yaml", "--seeds", "2", "--conditions", "ideal,field",
                                                  "--estimators", "least-squares,proximity,offset-learning,particle-filter"], cwd: dir))
         try Self.check("coverage", try indoorlab(["coverage", "tiny-room.yaml", "--seeds", "2", "--estimator", "offset-learning,particle-filter"], cwd: dir))
+    }
+
+    /// A sweep of the tiny room: its table and what it wrote; `sweep merge` again gives the same; `sweep run` one shard.
+    @Test func sweepOnATinyRoom() throws {
+        let dir = try Self.tinyRoom()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "base: tiny-room.yaml\naxes:\n  radio.sigma: [2, 6]\nestimators: [least-squares, proximity]\nseeds: 3\nshards: 2\n"
+            .write(to: dir.appendingPathComponent("spec.yaml"), atomically: true, encoding: .utf8)
+        try Self.check("sweep", try indoorlab(["sweep", "spec.yaml", "--out", "study", "--plots", "plots"], cwd: dir))
+        let merged = try String(contentsOf: dir.appendingPathComponent("study/summary.csv"), encoding: .utf8)
+        let again = try indoorlab(["sweep", "merge", "spec.yaml", "--out", "study", "--plots", "plots"], cwd: dir)
+        let remerged = try String(contentsOf: dir.appendingPathComponent("study/summary.csv"), encoding: .utf8)
+        #expect(again.status == 0 && remerged == merged)
+        try Self.check("sweep-run", try indoorlab(["sweep", "run", "spec.yaml", "--shard", "1/3", "--out", "other"], cwd: dir))
     }
 
     /// bench's figures are timings: its figures' names, units and notes are stored; every number (with its k or M),
