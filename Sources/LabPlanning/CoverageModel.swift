@@ -29,8 +29,11 @@ public struct CoverageModel: Sendable {
     /// - Parameters:
     ///   - heights, p0s: per candidate (nil entries, or nil arrays: the phone's height and the radio's P0);
     ///     `candidateHeight` applies to all candidates when `heights` is nil.
+    ///   - reachMargin: a candidate counts only where its mean reading is at least this many dB above the sensitivity
+    ///     (−∞: wherever it is heard at all). Far beacons add little information next to near ones; leaving them out
+    ///     keeps each candidate's points, and the search's work, local on a venue larger than the hearing range.
     public init(scenario: Scenario, points: [Point], candidates: [Point], candidateHeight: Double? = nil,
-                heights: [Double?]? = nil, p0s: [Double?]? = nil) {
+                heights: [Double?]? = nil, p0s: [Double?]? = nil, reachMargin: Double = -.infinity) {
         self.scenario = scenario
         self.points = points
         self.candidates = candidates
@@ -45,7 +48,9 @@ public struct CoverageModel: Sendable {
         for ci in candidates.indices {
             let dz = radio.heightOffset(beaconHeight: s.beacons[ci].height)
             for (pi, p) in points.enumerated() {
-                let k = radio.expectedIndependentReadings(meanRSSI: pathLoss.meanRSSI(beacon: ci, at: p))
+                let mean = pathLoss.meanRSSI(beacon: ci, at: p)
+                if mean < radio.sensitivity + reachMargin { continue }
+                let k = radio.expectedIndependentReadings(meanRSSI: mean)
                 if k == 0 { continue }
                 let f = FisherInformation.rssi(dx: p.x - candidates[ci].x, dy: p.y - candidates[ci].y, dz: dz, readings: k, scale: scale)
                 index.append(Int32(pi)); a.append(f.xx); c.append(f.xy); d.append(f.yy)

@@ -33,6 +33,9 @@ public struct Planner: Sendable {
         /// Further seeds (seed + 1, seed + 2, …) the answer is confirmed with, each giving the count that meets the target
         /// with its draws: the answer's spread (``Result/spread``). 0 confirms with `seed` only.
         public var spreadSeeds: Int = 2
+        /// The bound's model counts a candidate only where its mean reading is at least this many dB above the
+        /// sensitivity (``CoverageModel``); the simulation hears every beacon as the phone would.
+        public var reachMargin: Double = Planner.defaultReachMargin
         public init(targetP90: Double) { self.targetP90 = targetP90 }
     }
 
@@ -74,10 +77,14 @@ public struct Planner: Sendable {
     public let options: Options
     public let model: CoverageModel
 
+    /// The default ``Options/reachMargin``.
+    public static let defaultReachMargin = 10.0
+
     /// Test points a plan or a tune may evaluate (each is simulated `draws` times per layout tried).
     public static let maximumPoints = 50_000
-    /// Test points × candidate places: the bound's model keeps three numbers per pair (10⁷ pairs is 240 MB).
-    public static let maximumPairs = 10_000_000
+    /// Test points × candidate places the bound's model weighs (each a path-loss evaluation through the walls); it keeps
+    /// three numbers for those within reach (``Options/reachMargin``): at most 480 MB, with every pair in reach.
+    public static let maximumPairs = 20_000_000
     /// The most simulated scans per test point (`--draws`): P90 from 20 is already a fair estimate.
     public static let maximumDraws = 1000
 
@@ -118,7 +125,16 @@ public struct Planner: Sendable {
         self.options = options
         let points = PlanningGeometry.walkablePoints(scenario, spacing: options.pointSpacing)
         let candidates = PlanningGeometry.candidates(scenario, mount: options.mount, spacing: options.candidateSpacing)
-        model = CoverageModel(scenario: scenario, points: points, candidates: candidates, candidateHeight: options.beaconHeight)
+        var model = CoverageModel(scenario: scenario, points: points, candidates: candidates, candidateHeight: options.beaconHeight,
+                                  reachMargin: options.reachMargin)
+        // Where even a beacon at every candidate place misses the target within the reach (an open space wider than
+        // it: a courtyard's middle is far from every wall), the far beacons are what a layout has: count them all.
+        if options.reachMargin > -.infinity,
+           CoverageFigures(perPointP90: model.predictedP90(layout: Array(candidates.indices)), target: options.targetP90,
+                           coverage: options.coverage).areaQuantile > options.targetP90 {
+            model = CoverageModel(scenario: scenario, points: points, candidates: candidates, candidateHeight: options.beaconHeight)
+        }
+        self.model = model
     }
 
     /// The best layout of `count` beacons the bound-based search finds (candidate indices), as `run` makes it: beacons

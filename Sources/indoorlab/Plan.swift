@@ -47,6 +47,9 @@ struct Plan: ParsableCommand {
     @Option(parsing: .unconditional, help: "Simulated scan windows per test point when confirming a layout.")
     var draws: Int = 20
 
+    @Option(parsing: .unconditional, help: "The bound's model counts a beacon at a point only where its mean reading is at least this many dB above the sensitivity (the simulation hears every beacon).")
+    var reachMargin: Double = Planner.defaultReachMargin
+
     @Option(parsing: .unconditional, help: "Further seeds the answer is confirmed with (seed + 1, seed + 2, …): the count each one's draws need is reported as the answer's spread. 0 turns it off.")
     var spreadSeeds: Int = 2
 
@@ -65,6 +68,7 @@ struct Plan: ParsableCommand {
         guard targetP90 > 0, targetP90.isFinite else { throw ValidationError("--target-p90 must be a positive number of metres") }
         guard coverage > 0 && coverage <= 1 else { throw ValidationError("--coverage must be in (0, 1]") }
         guard candidateSpacing > 0, pointSpacing > 0 else { throw ValidationError("spacings must be positive") }
+        guard reachMargin.isFinite, (-30...60).contains(reachMargin) else { throw ValidationError("--reach-margin must be from -30 to 60 dB, found \(reachMargin)") }
         guard (0...20).contains(spreadSeeds) else { throw ValidationError("--spread-seeds must be between 0 and 20, found \(spreadSeeds)") }
         guard maxBeacons >= 3 else { throw ValidationError("--max-beacons must be at least 3, found \(maxBeacons)") }
         guard draws >= 1, draws <= Planner.maximumDraws else {
@@ -84,7 +88,7 @@ struct Plan: ParsableCommand {
         defer { directories.finish(succeeded: succeeded) }
         var o = Planner.Options(targetP90: targetP90)
         o.coverage = coverage; o.mount = mount; o.candidateSpacing = candidateSpacing; o.pointSpacing = pointSpacing
-        o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed; o.spreadSeeds = spreadSeeds
+        o.maxBeacons = maxBeacons; o.draws = draws; o.seed = seed.seed; o.spreadSeeds = spreadSeeds; o.reachMargin = reachMargin
         o.estimator = .shipped
         let start = Date()
         let planner = Planner(scenario: s, options: o)

@@ -36,6 +36,43 @@ struct SweepOptions: ParsableArguments {
     }
 }
 
+/// The shard count and what a merge writes and prints (`sweep` and `sweep merge`).
+struct SweepMergeOptions: ParsableArguments {
+    @Option(help: "Shards the jobs are split into (default: the spec's shards, else 8).")
+    var shards: Int?
+
+    @Option(help: "Directory for the plots (error against each numeric axis).")
+    var plots: String = "out/plots"
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    func shardCount(_ spec: SweepSpec) throws -> Int {
+        let count = shards ?? spec.shards
+        guard (1...100_000).contains(count) else { throw ValidationError("--shards must be from 1 to 100000, found \(count)") }
+        return count
+    }
+
+    /// Merges, plots and prints.
+    func mergeAndReport(_ runner: SweepRunner, shards: Int) throws {
+        let summary = try reportingInputErrors { try SweepMerge.merge(runner, shards: shards) }
+        let directories = try reportingInputErrors { try OutputDirectories([("--plots", plots)]) }
+        let name = URL(fileURLWithPath: runner.spec.file).deletingPathExtension().lastPathComponent
+        var figures: [String] = []
+        for axis in Set(summary.curves.map(\.axis)).sorted() {
+            let figure = SweepFigures.errorAgainst(summary.curves, axis: axis, title: name, seeds: runner.spec.seeds.count)
+            figures += try reportingInputErrors { try PlotRenderer.shared.render(figure, to: plots + "/" + SweepFigures.fileName(name: name, axis: axis)) }
+        }
+        directories.finish(succeeded: true)
+        if json {
+            try writeOutput(jsonString(SweepReport.JSON(summary, directory: runner.directory, plots: figures)), to: nil)
+        } else {
+            print(SweepReport.text(summary), terminator: "")
+            print("merged: \(runner.directory)/sweep.csv, \(runner.directory)/summary.csv" + (figures.isEmpty ? "" : "; plots: " + figures.joined(separator: ", ")))
+        }
+    }
+}
+
 /// A shard: "I/N", 0 ≤ I < N.
 struct ShardSelector: ExpressibleByArgument {
     var index: Int
@@ -53,15 +90,7 @@ struct SweepStart: ParsableCommand {
         abstract: "Run every shard not yet done, on all cores, then merge (the default: `indoorlab sweep SPEC`).")
 
     @OptionGroup var options: SweepOptions
-
-    @Option(help: "Shards to split the jobs into (default: the spec's shards, else 8).")
-    var shards: Int?
-
-    @Option(help: "Directory for the plots (error against each numeric axis).")
-    var plots: String = "out/plots"
-
-    @Flag(help: "Print the summary as JSON.")
-    var json = false
+    @OptionGroup var merging: SweepMergeOptions
 
     @Flag(help: "Submit the shards not yet done as a Slurm job array (sbatch) instead of running them here; --out must be on a filesystem the nodes share.")
     var slurm = false
@@ -90,14 +119,13 @@ struct SweepStart: ParsableCommand {
 
     func run() throws {
         let (spec, runner) = try options.load()
-        let count = shards ?? spec.shards
-        guard (1...100_000).contains(count) else { throw ValidationError("--shards must be from 1 to 100000, found \(count)") }
+        let count = try merging.shardCount(spec)
         if slurm { return try submit(runner, count) }
         let progress = Progress("sweep", total: count)
         let ran = try reportingInputErrors { try runner.runLocally(shards: count) { done, total in progress.note("\(done)/\(total) shards") } }
         progress.clear()
         if ran.count < count { printError("note: \(count - ran.count) of \(count) shards were already done in \(runner.directory); they were kept") }
-        try mergeAndReport(runner, shards: count, plots: plots, json: json)
+        try merging.mergeAndReport(runner, shards: count)
     }
 }
 
@@ -111,7 +139,7 @@ extension SweepStart {
         let missing = submission.missing
         guard !missing.isEmpty else {
             printError("note: all \(count) shards are done in \(runner.directory); merging")
-            return try mergeAndReport(runner, shards: count, plots: plots, json: json)
+            return try merging.mergeAndReport(runner, shards: count)
         }
         let id = try reportingInputErrors { try submission.submit(wait: wait) }
         printError("submitted Slurm job \(id): \(missing.count) of \(count) shards (array \(SlurmSubmission.arraySpec(missing, limit: arrayLimit)))")
@@ -124,7 +152,7 @@ extension SweepStart {
             printError("error: \(failed.count) of \(count) shards did not finish (\(SlurmSubmission.arraySpec(failed, limit: nil))); their logs are in \(runner.directory)/slurm/; run the same command again to submit only those")
             throw ExitCode(1)
         }
-        try mergeAndReport(runner, shards: count, plots: plots, json: json)
+        try merging.mergeAndReport(runner, shards: count)
     }
 }
 
@@ -151,37 +179,10 @@ struct SweepMerge_: ParsableCommand {
         abstract: "Merge the shards' files into sweep.csv and summary.csv, and plot error against each axis.")
 
     @OptionGroup var options: SweepOptions
-
-    @Option(help: "The shard count the study was split into (default: the spec's shards, else 8).")
-    var shards: Int?
-
-    @Option(help: "Directory for the plots (error against each numeric axis).")
-    var plots: String = "out/plots"
-
-    @Flag(help: "Print the summary as JSON.")
-    var json = false
+    @OptionGroup var merging: SweepMergeOptions
 
     func run() throws {
         let (spec, runner) = try options.load()
-        try mergeAndReport(runner, shards: shards ?? spec.shards, plots: plots, json: json)
-    }
-}
-
-/// Merges, plots and prints (shared by `sweep` and `sweep merge`).
-func mergeAndReport(_ runner: SweepRunner, shards: Int, plots: String, json: Bool) throws {
-    let summary = try reportingInputErrors { try SweepMerge.merge(runner, shards: shards) }
-    let directories = try reportingInputErrors { try OutputDirectories([("--plots", plots)]) }
-    let name = URL(fileURLWithPath: runner.spec.file).deletingPathExtension().lastPathComponent
-    var figures: [String] = []
-    for axis in Set(summary.curves.map(\.axis)).sorted() {
-        let figure = SweepFigures.errorAgainst(summary.curves, axis: axis, title: name, seeds: runner.spec.seeds.count)
-        figures += try reportingInputErrors { try PlotRenderer.shared.render(figure, to: plots + "/" + SweepFigures.fileName(name: name, axis: axis)) }
-    }
-    directories.finish(succeeded: true)
-    if json {
-        try writeOutput(jsonString(SweepReport.JSON(summary, directory: runner.directory, plots: figures)), to: nil)
-    } else {
-        print(SweepReport.text(summary), terminator: "")
-        print("merged: \(runner.directory)/sweep.csv, \(runner.directory)/summary.csv" + (figures.isEmpty ? "" : "; plots: " + figures.joined(separator: ", ")))
+        try merging.mergeAndReport(runner, shards: try merging.shardCount(spec))
     }
 }

@@ -75,6 +75,31 @@ let emptyRoom = Scenario(
         #expect(result.chosen.count >= 3 && result.chosen.predicted.areaQuantile.isFinite)
     }
 
+    /// The model leaves out beacons heard less than --reach-margin above the sensitivity, except where that leaves the
+    /// target out of reach with a beacon at every candidate place: the middle of a courtyard wider than the reach.
+    @Test func anOpenSpaceWiderThanTheReachCountsTheFarBeacons() throws {
+        func court(_ side: Double) -> Scenario { Scenario(
+            name: "courtyard", bounds: Rect(minX: 0, minY: 0, maxX: side, maxY: side),
+            rooms: [Room(name: "Court", polygon: Polygon([Point(0, 0), Point(side, 0), Point(side, side), Point(0, side)]))],
+            radio: RadioModel(p0: -59, exponent: 2.0, sigma: 4, advertisingInterval: 0.2, scanWindow: 1.0), beacons: []) }
+        let courtyard = court(120)
+        var o = Planner.Options(targetP90: 8)
+        o.pointSpacing = 6; o.candidateSpacing = 6
+        let points = PlanningGeometry.walkablePoints(courtyard, spacing: 6), candidates = PlanningGeometry.candidates(courtyard, mount: .walls, spacing: 6)
+        func everywhere(_ m: CoverageModel) -> Double {
+            CoverageFigures(perPointP90: m.predictedP90(layout: Array(candidates.indices)), target: 8, coverage: 0.9).areaQuantile
+        }
+        let near = CoverageModel(scenario: courtyard, points: points, candidates: candidates, reachMargin: o.reachMargin)
+        #expect(everywhere(near) == .infinity, "the middle is beyond the reach of every wall")
+        let planner = Planner(scenario: courtyard, options: o)
+        #expect(everywhere(planner.model) <= 8, "the planner counts the far beacons there")
+        // Where the reach spans the space (its middle 30 m from the walls), the margin stands: fewer pairs than every
+        // beacon heard.
+        let small = court(60)
+        let p60 = PlanningGeometry.walkablePoints(small, spacing: 6), c60 = PlanningGeometry.candidates(small, mount: .walls, spacing: 6)
+        #expect(Planner(scenario: small, options: o).model.pointIndex.count < CoverageModel(scenario: small, points: p60, candidates: c60).pointIndex.count * 3 / 4)
+    }
+
     @Test func predictionEqualsTheCramerRaoBoundOfTheEvaluation() throws {
         // The planner's model and the tournament's bound agree wherever every beacon is heard.
         var s = try ScenarioLoader.load(path: scenariosDir + "/open-hall.yaml")
