@@ -12,7 +12,7 @@ struct Sweep: ParsableCommand {
         discussion: """
         A spec (YAML, docs/sweeps.md) names a base scenario, axes over its fields by path (radio.sigma: [2, 4, 6]; beacons: [4, 6, 8] places that many beacons with the planner), the estimators and the seeds. It expands into jobs (every combination of axis values, for every seed) and shards: shard I of N is the jobs whose index is I modulo N.
 
-        `sweep SPEC` runs every shard that has no results yet on all cores, then merges: a killed run, run again, finishes the study. `sweep run SPEC --shard I/N` runs one shard (a Slurm array task), `sweep merge SPEC` merges. The merged files (sweep.csv, summary.csv) and the plots are byte-identical however the study was sharded or scheduled.
+        `sweep SPEC` runs every shard that has no results yet on all cores, then merges: a killed run, run again, finishes the study. `sweep SPEC --slurm [--wait]` submits those shards as a Slurm job array instead (sbatch; see `indoorlab sweep start --help`). `sweep run SPEC --shard I/N` runs one shard (what an array task runs), `sweep merge SPEC` merges. The merged files (sweep.csv, summary.csv) and the plots are byte-identical however the study was sharded or scheduled.
 
         Example:
           indoorlab sweep Scenarios/sweeps/open-hall-sigma.yaml --out out/sweep
