@@ -28,15 +28,7 @@ public enum BundledScenarios {
     }
 
     /// Every bundled scenario file, sorted by name (from the first directory that has any).
-    public static func paths() -> [String] {
-        for dir in directories() {
-            if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
-                let yaml = names.filter { $0.hasSuffix(".yaml") }.sorted()
-                if !yaml.isEmpty { return yaml.map { dir + "/" + $0 } }
-            }
-        }
-        return []
-    }
+    public static func paths() -> [String] { yamlFiles(in: nil) }
 
     /// The names of the bundled scenarios (file names without `.yaml`).
     public static func names() -> [String] {
@@ -47,11 +39,15 @@ public enum BundledScenarios {
     public static let largeFolder = "large"
 
     /// The bundled large venues (`Scenarios/large/*.yaml`), sorted by name.
-    public static func largePaths() -> [String] {
-        for dir in directories() {
-            if let names = try? FileManager.default.contentsOfDirectory(atPath: dir + "/" + largeFolder) {
+    public static func largePaths() -> [String] { yamlFiles(in: largeFolder) }
+
+    /// The `.yaml` files of the first scenarios directory (or its `sub` folder) that has any, sorted by name.
+    private static func yamlFiles(in sub: String?) -> [String] {
+        for base in directories() {
+            let dir = sub.map { base + "/" + $0 } ?? base
+            if let names = try? FileManager.default.contentsOfDirectory(atPath: dir) {
                 let yaml = names.filter { $0.hasSuffix(".yaml") }.sorted()
-                if !yaml.isEmpty { return yaml.map { dir + "/" + largeFolder + "/" + $0 } }
+                if !yaml.isEmpty { return yaml.map { dir + "/" + $0 } }
             }
         }
         return []

@@ -30,6 +30,8 @@ public struct SweepRunner: Sendable {
     public let spec: SweepSpec
     /// The folder of the shard files and the merged results.
     public let directory: String
+    /// The planner's layouts by axis values: every seed of a combination places the same beacons.
+    private let layouts = LayoutCache()
 
     public init(spec: SweepSpec, directory: String) {
         self.spec = spec; self.directory = directory
@@ -50,8 +52,11 @@ public struct SweepRunner: Sendable {
     public func run(_ job: SweepSpec.Job) throws -> [SweepRow] {
         var scenario = try spec.scenario(values: job.values)
         if let n = spec.beaconCount(values: job.values) {
-            let planner = Planner(scenario: scenario, options: Planner.Options(targetP90: SweepSpec.beaconsTargetP90))
-            scenario.beacons = planner.beacons(for: planner.layout(count: n))
+            let placed = scenario
+            scenario.beacons = layouts.beacons(for: job.values) {
+                let planner = Planner(scenario: placed, options: Planner.Options(targetP90: SweepSpec.beaconsTargetP90))
+                return planner.beacons(for: planner.layout(count: n))
+            }
         }
         var tournament = Tournament(scenarios: [scenario], seeds: [job.seed], estimators: spec.estimators, conditions: [spec.condition])
         tournament.includeGrid = spec.evaluate != .walks
@@ -86,6 +91,21 @@ public struct SweepRunner: Sendable {
         }
         if let first = failures.first { throw first }
         return pending
+    }
+}
+
+/// Layouts the planner placed, by a job's axis values (computed once, whichever thread asks first; the layout is the
+/// same whoever computes it).
+final class LayoutCache: @unchecked Sendable {
+    private var placed: [[Int]: [Beacon]] = [:]
+    private let lock = NSLock()
+    func beacons(for values: [Int], _ make: () -> [Beacon]) -> [Beacon] {
+        lock.lock()
+        if let b = placed[values] { lock.unlock(); return b }
+        lock.unlock()
+        let b = make()
+        lock.lock(); placed[values] = b; lock.unlock()
+        return b
     }
 }
 
