@@ -7,8 +7,9 @@ import LabCore
 package struct FixModel {
     package let unknowns: Int
     let domain: FixProblem.Domain
-    /// Unowned: the problem holds the walls, and a model copied per residual evaluation then retains nothing.
-    unowned(unsafe) let walls: WallIndex?
+    /// Unmanaged: the problem holds the walls, and a model copied per residual evaluation then retains nothing; each
+    /// query borrows it without a retain and release (an `unowned(unsafe)` reference took both per call).
+    let walls: Unmanaged<WallIndex>?
     /// Whether there is a wall to cross: a venue without walls skips the call (and the reference it would take) per term.
     let hasWalls: Bool
     let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
@@ -19,7 +20,7 @@ package struct FixModel {
     /// 5n/ln 10: the model's mean is P0 + δ − (5n/ln 10)·ln d² − walls.
     let halfTenNOverLn10: Double
     /// λ's table, for the stated region's cost (``ProfiledCost``).
-    unowned(unsafe) let lookup = TruncatedNormal.lookup
+    let lookup = Unmanaged.passUnretained(TruncatedNormal.lookup)   // a static: it lives as long as the process
     /// ``FixProblem``'s term columns, and how many terms of each kind they hold.
     let heard: FixProblem.HeardTerms
     let rssiCount: Int
@@ -58,7 +59,7 @@ package struct FixModel {
          heard: FixProblem.HeardTerms, rssiCount: Int, ranged: FixProblem.RangedTerms, rangeCount: Int,
          censored: FixProblem.CensoredTerms, censoredCount: Int, bearings: FixProblem.BearingTerms, bearingCount: Int,
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopePoint: Buffer) {
-        self.unknowns = unknowns; self.domain = domain; self.walls = walls; self.exponent = exponent; self.sigma = sigma
+        self.unknowns = unknowns; self.domain = domain; self.walls = walls.map { Unmanaged.passUnretained($0) }; self.exponent = exponent; self.sigma = sigma
         hasWalls = walls.map { !$0.isEmpty } ?? false
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
         untruncatedFrom = sensitivity + TruncatedNormal.untruncatedBeyond * sigma
@@ -100,7 +101,7 @@ package struct FixModel {
     /// fan when it has one (`fan` ≥ 0; the same value).
     @inline(__always) func wallLoss(from p: Point, to q: Point, fan: Double) -> Double {
         guard hasWalls else { return 0 }
-        return fan >= 0 ? walls!.loss(fromOrigin: Int(fan), to: q) : walls!.loss(from: p, to: q)
+        return walls!._withUnsafeGuaranteedRef { fan >= 0 ? $0.loss(fromOrigin: Int(fan), to: q) : $0.loss(from: p, to: q) }
     }
 
     /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
@@ -184,7 +185,7 @@ package struct FixModel {
 
     /// ``heardMean(_:)``'s mean with λ from the table (``ProfiledCost``, which only compares costs).
     @inline(__always) func tabulatedHeardMean(_ mu: Double) -> Double {
-        truncated && mu < untruncatedFrom ? lookup.heardMean(mu, sensitivity: sensitivity, sigma: sigma) : mu
+        truncated && mu < untruncatedFrom ? lookup._withUnsafeGuaranteedRef { $0.heardMean(mu, sensitivity: sensitivity, sigma: sigma) } : mu
     }
 
     /// The range domain's term i's residual at squared distance `d2` from its beacon: the distance minus the one its RSSI
