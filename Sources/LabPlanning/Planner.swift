@@ -10,9 +10,12 @@ import LabEstimators
 ///    the first count whose layout the bound says meets the target — after a full pass of swaps, possibly a count or two
 ///    fewer — is where simulation starts;
 /// 2. from there, simulate layouts (the chain's, after a full pass of swaps) with the library's one-scan fix
-///    (`draws` scan windows per point) at n, n+1, n+2, n+4, … until one meets the target, then bisect
-///    between the last count that failed and the first that met it; the answer is a count that meets the
-///    target in simulation while the count one lower failed (in simulation, or already by the bound);
+///    (`draws` scan windows per point), the next count tried where the line through the last two simulated area
+///    P90s crosses the target (after the first, where the bound scaled by the simulation's ratio to it there does), kept
+///    between the last count that failed and the first that met it (a bisection step after two tries on one side),
+///    and no further above the last failure than a step that starts at half the first count and doubles; the
+///    answer is a count that meets the target in simulation while the count one lower failed (in simulation, or by
+///    the bound);
 /// 3. if no n up to `maxBeacons` (or the candidate count) does, report the best layout found;
 /// 4. confirm the answer with `spreadSeeds` further seeds: the count each seed's draws need is the answer's spread.
 ///
@@ -203,6 +206,10 @@ public struct Planner: Sendable {
             let l = layout(n)
             return record(n, l, model.predictedP90(layout: l))
         }
+        /// The prediction at `n`: the improved layout's where it was made, else the greedy chain's.
+        func predicted(_ n: Int) -> Double {
+            (steps[n] ?? predictGreedy(n)).predicted.areaQuantile
+        }
         func simulate(_ n: Int) throws -> Bool {
             var st = predict(n)
             if let s = st.simulated { return s.areaQuantile <= options.targetP90 }
@@ -236,27 +243,44 @@ public struct Planner: Sendable {
             _ = predict(n)
             while n > 3 && predict(n - 1).predicted.areaQuantile <= options.targetP90 { n -= 1 }
         }
-        // 2. Gallop in simulation, then bisect between the last failure and the first success.
+        // 2. Simulation, guided: the next count tried is where the line through the last two simulated area P90s crosses
+        //    the target (after the first, where the bound scaled by the simulated/predicted ratio there meets it), kept
+        //    strictly between the highest count that failed and the lowest that met, and no further up than a step that
+        //    starts at half the first count and doubles while none has met. Two tries in a row on the same side make the
+        //    next a bisection's.
         var answer: Int?
         let lowest = n   // counts below failed by the bound (or are below the minimum of 3)
         if n <= limit {
-            var failed = n - 1  // failed by the bound (or below the minimum of 3)
-            var step = 1
-            var probe = n
-            while probe <= limit {
-                if try simulate(probe) { answer = probe; break }
-                failed = probe
-                probe = probe == limit ? limit + 1 : min(probe + step, limit)
-                step *= 2
-            }
-            if var hi = answer {
-                var lo = failed
-                while hi - lo > 1 {
-                    let mid = (lo + hi) / 2
-                    if try simulate(mid) { hi = mid } else { lo = mid }
+            var failed = n - 1   // failed by the bound (or below the minimum of 3)
+            var met: Int?
+            var probe = n, step = max(1, n / 2)
+            var previous: (count: Int, p90: Double)?
+            var lastMet: Bool?, sameSide = 0
+            while true {
+                let ok = try simulate(probe)
+                if ok { met = probe } else { failed = probe }
+                sameSide = ok == lastMet ? sameSide + 1 : 0
+                lastMet = ok
+                let upper = met ?? min(failed + step, limit)
+                if met == nil { step *= 2 }
+                if upper - failed <= (met == nil ? 0 : 1) { break }   // bracketed to one count, or nothing left to try
+                let tried = steps[probe]!
+                let simulated = tried.simulated!.areaQuantile
+                let range = (failed + 1)...(met == nil ? upper : upper - 1)
+                defer { previous = (probe, simulated) }
+                let guess: Int?
+                if sameSide >= 1 && met != nil {
+                    guess = (failed + upper) / 2
+                } else if let (c, p) = previous, p != simulated, p.isFinite, simulated.isFinite {
+                    let crossing = Double(c) + (p - options.targetP90) / (p - simulated) * Double(probe - c)
+                    guess = crossing.isFinite && crossing < Double(limit + 1) ? Int(crossing.rounded(.up)) : nil
+                } else {
+                    let ratio = simulated / tried.predicted.areaQuantile
+                    guess = ratio.isFinite ? range.first { predicted($0) * ratio <= options.targetP90 } : nil
                 }
-                answer = hi
+                probe = min(max(guess ?? range.upperBound, range.lowerBound), range.upperBound)
             }
+            answer = met
         }
 
         // 4. The spread: the same layouts confirmed with further seeds, walking down from the answer while each meets
