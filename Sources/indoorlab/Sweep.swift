@@ -17,7 +17,7 @@ struct Sweep: ParsableCommand {
         Example:
           indoorlab sweep Scenarios/sweeps/open-hall-sigma.yaml --out out/sweep
         """,
-        subcommands: [SweepStart.self, SweepRun.self, SweepMerge_.self],
+        subcommands: [SweepStart.self, SweepRun.self, SweepMergeCommand.self],
         defaultSubcommand: SweepStart.self)
 }
 
@@ -173,7 +173,7 @@ struct SweepRun: ParsableCommand {
     }
 }
 
-struct SweepMerge_: ParsableCommand {
+struct SweepMergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge the shards' files into sweep.csv and summary.csv, and plot error against each axis.")
