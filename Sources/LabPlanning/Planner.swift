@@ -267,18 +267,19 @@ public struct Planner: Sendable {
                 let tried = steps[probe]!
                 let simulated = tried.simulated!.areaQuantile
                 let range = (failed + 1)...(met == nil ? upper : upper - 1)
-                defer { previous = (probe, simulated) }
-                let guess: Int?
+                let last = previous
+                previous = (probe, simulated)
                 if sameSide >= 1 && met != nil {
-                    guess = (failed + upper) / 2
-                } else if let (c, p) = previous, p != simulated, p.isFinite, simulated.isFinite {
+                    probe = (failed + upper) / 2
+                } else if let (c, p) = last, p != simulated, p.isFinite, simulated.isFinite {
+                    // Clamped as a Double first: a nearly flat line crosses the target far away (or nowhere, ±∞).
                     let crossing = Double(c) + (p - options.targetP90) / (p - simulated) * Double(probe - c)
-                    guess = crossing.isFinite && crossing < Double(limit + 1) ? Int(crossing.rounded(.up)) : nil
+                    probe = crossing.isNaN ? range.upperBound
+                        : Int(min(max(crossing, Double(range.lowerBound)), Double(range.upperBound)).rounded(.up))
                 } else {
                     let ratio = simulated / tried.predicted.areaQuantile
-                    guess = ratio.isFinite ? range.first { predicted($0) * ratio <= options.targetP90 } : nil
+                    probe = (ratio.isFinite ? range.first { predicted($0) * ratio <= options.targetP90 } : nil) ?? range.upperBound
                 }
-                probe = min(max(guess ?? range.upperBound, range.lowerBound), range.upperBound)
             }
             answer = met
         }
