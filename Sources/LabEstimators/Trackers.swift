@@ -39,7 +39,7 @@ extension EstimatorKind {
 /// step detector.
 public final class ParticleEstimator: PositionEstimator {
     public static let name = "particle-filter"
-    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, headings toward friezes, a new track from its first scan's posterior, moved by the phone's steps when it reports them, regularised after each resampling"
+    public static let summary = "tracker: 1,000 particles on the floorplan (no wall crossings), the field's likelihood (wall losses, sensitivity, heard and missed beacons, learned beacon errors), the phone's offset per particle, headings toward friezes, a new track from its first scan's posterior, each particle walking or standing (the readings tell which), moved by the phone's steps when it reports them, regularised after each resampling"
     public static let inputs = EstimatorInputs(uses: [.rssi, .walls, .motion, .steps], minimumBeacons: 3, draws: true)
     let tracker: ParticleTracker
     public init(venue: Venue) { tracker = ParticleTracker(venue: venue, solver: GSLLevenbergMarquardt()) }

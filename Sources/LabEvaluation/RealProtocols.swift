@@ -85,9 +85,8 @@ public struct RealProtocol: Sendable {
 /// The bundled protocols over the two real datasets of `../shared/datasets` (imported on the fly into
 /// `scratch`, a directory the caller removes).
 public enum RealProtocols {
-    /// What a UJI protocol's summary adds: its scans are static reference points, each a new track, so a smoother has no
-    /// later scan to use and equals its filter there.
-    static let staticPoints = " (static reference points, each a new track: the smoothers equal their filters)"
+    /// What a UJI protocol's summary adds: its scans are the surveyor's walk through the reference points, standing at each.
+    static let staticPoints = " (one walk per Tx power, standing about 13 scans at each reference point)"
 
     /// Whether `datasets` holds either dataset ``bundled(datasets:scratch:includeMatched:)`` reads (checked before a
     /// tournament runs, not after).

@@ -93,8 +93,7 @@ public struct Tournament: Sendable {
     ///
     /// Each walk and each grid pass is carried by its own phone (the field condition draws an offset per pass):
     /// estimators hear ``PositionEstimator/startDevice()`` at its start. A walk goes to each estimator whole
-    /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid, and in a recording
-    /// whose truth is a survey of static spots, every point is a new track of the same phone
+    /// (``PositionEstimator/locate(track:)``, so smoothers see its future); on the static grid every point is a new track of the same phone
     /// (``PositionEstimator/startTrack()``). With `observations` (one per epoch: a replay's condensed readings), those
     /// are what the estimators get, instead of observations made from the epochs' readings.
     public static func evaluate(epochs: [Epoch], observations given: [Observation]? = nil, venue: Venue, estimators kinds: [EstimatorKind],
@@ -137,10 +136,10 @@ public struct Tournament: Sendable {
         return out
     }
 
-    /// Whether a pass is static points: the simulated grid, and recordings whose truth is a survey of static spots
-    /// (UJI: its scans carry no real times, only their order), which are no walk to track along.
+    /// Whether a pass is static points (the simulated grid), each a new track. A recording is a walk in time order, stops
+    /// and all (UJI's surveyor stood at each reference point for about 13 scans): a tracker is told nothing of them.
     public static func isStatic(_ pass: ArraySlice<Epoch>) -> Bool {
-        pass.first?.walk == nil || pass.allSatisfy { $0.truthSource == .survey }
+        pass.first?.walk == nil
     }
 
     /// What `estimator` reports for each epoch of one pass (``passes(_:)``), driven as the tournament drives it: a

@@ -11,9 +11,14 @@ extension TrackMetrics {
         for r in walkResults { byWalk["\(r.seed)\u{1}\(r.walk)", default: []].append(r) }
         var pairs = 0, crossings = 0, entries = 0, missed = 0
         var delays: [Double] = [], jitter: [Double] = [], firstFix: [Double] = []
+        var standing: [Double] = [], walking: [Double] = []
         for key in byWalk.keys.sorted() {
             let walk = byWalk[key]!.sorted { $0.epoch < $1.epoch }
             if let first = walk.first, let fixed = walk.first(where: { $0.fix != nil }) { firstFix.append(fixed.t - first.t) }
+            for (k, r) in walk.enumerated() {
+                guard let e = r.error else { continue }
+                if k > 0 && walk[k - 1].truth.distance(to: r.truth) < 1e-6 { standing.append(e) } else { walking.append(e) }
+            }
             for (a, b) in zip(walk, walk.dropFirst()) {
                 guard let p = a.fix, let q = b.fix else { continue }
                 pairs += 1
@@ -48,7 +53,9 @@ extension TrackMetrics {
                   missedRoomEntries: missed,
                   stillJitter: jitter.isEmpty ? nil : (jitter.map { $0 * $0 }.reduce(0, +) / Double(jitter.count)).squareRoot(),
                   timeToFirstFix: firstFix.isEmpty ? nil : firstFix.reduce(0, +) / Double(firstFix.count),
-                  rmse: stats.rmse, pcrbRMSE: pcrbRMSE, pcrbEfficiency: efficiency, p75: stats.p75)
+                  rmse: stats.rmse, pcrbRMSE: pcrbRMSE, pcrbEfficiency: efficiency, p75: stats.p75,
+                  standingP75: standing.isEmpty ? nil : ErrorStatistics(errors: standing, attempts: standing.count).p75,
+                  walkingP75: walking.isEmpty ? nil : ErrorStatistics(errors: walking, attempts: walking.count).p75)
     }
 }
 

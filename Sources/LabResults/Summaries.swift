@@ -138,12 +138,19 @@ public struct TrackMetrics: Sendable, Codable, Hashable {
     public var pcrbEfficiency: Double?
     /// P75 of the walk epochs' errors, m.
     public var p75: Double
+    /// P75 of the errors while the walker stood (the truth where it was the scan window before: a pause at an exhibit, a
+    /// surveyor at a reference point) and while it walked (the rest, a walk's first epoch included), m; nil when no
+    /// such epoch has a fix.
+    public var standingP75: Double?
+    public var walkingP75: Double?
 
     public init(epochs: Int, fixes: Int, wallCrossingRate: Double?, roomEntryDelay: Double?, roomEntries: Int, missedRoomEntries: Int,
-                stillJitter: Double?, timeToFirstFix: Double?, rmse: Double, pcrbRMSE: Double?, pcrbEfficiency: Double?, p75: Double) {
+                stillJitter: Double?, timeToFirstFix: Double?, rmse: Double, pcrbRMSE: Double?, pcrbEfficiency: Double?, p75: Double,
+                standingP75: Double? = nil, walkingP75: Double? = nil) {
         self.epochs = epochs; self.fixes = fixes; self.wallCrossingRate = wallCrossingRate; self.roomEntryDelay = roomEntryDelay
         self.roomEntries = roomEntries; self.missedRoomEntries = missedRoomEntries; self.stillJitter = stillJitter
         self.timeToFirstFix = timeToFirstFix; self.rmse = rmse; self.pcrbRMSE = pcrbRMSE; self.pcrbEfficiency = pcrbEfficiency; self.p75 = p75
+        self.standingP75 = standingP75; self.walkingP75 = walkingP75
     }
 }
 

@@ -33,7 +33,26 @@ public struct MotionModel: Sendable, Hashable {
     /// sways; a missed step).
     public var standingSigma = 0.1
 
+    // Stopping, for a phone without a step detector (the particle filter's modes): the walker either walks (constant
+    // velocity, as above) or stands (the standing random walk). It stops at a constant rate, and walks on at a rate
+    // that falls the longer it has stood, α/(s₀ + s) after s seconds (a Lomax stand: most stops are short, and a
+    // walker who has stood a while, at an exhibit or a reference point, is likely to stand on): a walker who never
+    // stops is not held back by particles that stood, and one who stands is found by particles that stand on
+    // (docs/tracking.md, "Standing still").
+    /// s₀, s: the scale of a stand's duration.
+    public var standScale = 3.0
+    /// α: the shape of a stand's duration (its hazard α/(s₀ + s)).
+    public var standShape = 1.0
+    /// The mean time a walker walks before stopping, s: long, so that few particles stop while the walker walks (each
+    /// one that does falls behind); when it stops, the few that stopped near it weigh most and resampling multiplies them.
+    public var walkDwell = 300.0
+    /// The share of a new track's walkers that stand.
+    public var startStandingShare = 0.2
+
     public init() {}
+
+    /// The model with q = `acceleration`, m²/s³, the rest as default.
+    public init(acceleration: Double) { self.acceleration = acceleration }
 
     /// What a phone's earlier tracks tell a new track about δ, `dt` seconds of drift later: (mean, σ), or nil when
     /// nothing was learned. The trackers' snapshot fit that starts a track takes it as its prior.
@@ -47,6 +66,15 @@ public struct MotionModel: Sendable, Hashable {
         let widest = startOffsetSigma * startOffsetSigma
         return device.map { min($0.variance + offsetDrift * dt, widest) } ?? widest
     }
+
+    /// The probability that a walker who has stood `stood` seconds walks on within the next `dt`:
+    /// 1 − ((s₀ + s) / (s₀ + s + dt))^α.
+    @inline(__always) public func walksOn(stood: Double, dt: Double) -> Double {
+        1 - pow((standScale + stood) / (standScale + stood + dt), standShape)
+    }
+
+    /// The probability that a walker stops within `dt` seconds.
+    @inline(__always) public func stops(dt: Double) -> Double { -expm1(-dt / walkDwell) }
 
     /// Q over `dt` seconds, per axis: position (m²), position–velocity (m²/s), velocity (m²/s²); and δ's (dB²).
     @inline(__always) public func processNoise(dt: Double) -> (pp: Double, pv: Double, vv: Double, offset: Double) {

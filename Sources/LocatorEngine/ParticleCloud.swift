@@ -18,6 +18,11 @@ final class ParticleCloud {
     let compassBias: UnsafeMutablePointer<Double>
     /// Where each particle's walker faces (unit vector: sin, cos of the heading), for the body.
     let faceX, faceY: UnsafeMutablePointer<Double>
+    /// Each particle's motion mode: 1 when its walker stands still, 0 when it walks (``MotionModel/standScale``); and how
+    /// long it has stood, s.
+    let still, stood: UnsafeMutablePointer<Double>
+    /// A standing particle's velocity when it walks on (m/s): the one it stopped at (its velocity is 0 while it stands).
+    let resumeX, resumeY: UnsafeMutablePointer<Double>
     /// One number per particle of working space (log-likelihoods, resampling's copies).
     let scratch: UnsafeMutablePointer<Double>
     /// The particles resampling keeps, reused every time.
@@ -47,10 +52,11 @@ final class ParticleCloud {
     init(count: Int, learnedBeacons: Int?) {
         self.count = max(count, 1)
         let n = self.count
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 10 * n)
-        block.initialize(repeating: 0, count: 10 * n)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 14 * n)
+        block.initialize(repeating: 0, count: 14 * n)
         x = block; y = block + n; vx = block + 2 * n; vy = block + 3 * n; offset = block + 4 * n; weight = block + 5 * n
         scratch = block + 6 * n; compassBias = block + 7 * n; faceX = block + 8 * n; faceY = block + 9 * n
+        still = block + 10 * n; resumeX = block + 11 * n; resumeY = block + 12 * n; stood = block + 13 * n
         chosen = .allocate(capacity: n)
         chosen.initialize(repeating: 0, count: n)
         if let beacons = learnedBeacons {
@@ -98,17 +104,19 @@ final class ParticleCloud {
         return (Point(mx, my), square / (2 * total))
     }
 
-    /// The weighted mean velocity (weights need not sum to 1); nil when no particle has weight left.
+    /// The weighted mean velocity of the walking particles (weights need not sum to 1: a standing particle's is 0, and
+    /// it does not count); nil when no walking particle has weight left.
     func meanVelocity() -> Point? {
         var total = 0.0, mvx = 0.0, mvy = 0.0
-        for i in 0..<count where weight[i] > 0 { total += weight[i]; mvx += weight[i] * vx[i]; mvy += weight[i] * vy[i] }
+        for i in 0..<count where weight[i] > 0 && still[i] == 0 { total += weight[i]; mvx += weight[i] * vx[i]; mvy += weight[i] * vy[i] }
         guard total > 0 else { return nil }
         return Point(mvx / total, mvy / total)
     }
 
     /// Systematic resampling (one uniform draw `u0` in [0, 1), N evenly spaced pointers) when the effective sample size
-    /// 1/Σw² is below half the particles, or `always`; whether it resampled. The kept particles are in ``chosen``.
-    func resampleIfNeeded(always: Bool, draw: () -> Double) -> Bool {
+    /// 1/Σw² is below half the particles, or `always`; whether it resampled. The kept particles are in ``chosen``. The
+    /// motion modes (``still``, ``stood``, ``resumeX``, ``resumeY``) are copied only with `modes` (a track that has them).
+    func resampleIfNeeded(always: Bool, modes: Bool, draw: () -> Double) -> Bool {
         let n = count
         var sumSquares = 0.0
         for i in 0..<n { sumSquares += weight[i] * weight[i] }
@@ -121,7 +129,8 @@ final class ParticleCloud {
             u += step
         }
         // Copy the chosen particles into the scratch row, one field at a time.
-        for field in [x, y, vx, vy, offset, compassBias, faceX, faceY] {
+        for field in modes ? [x, y, vx, vy, offset, compassBias, faceX, faceY, still, resumeX, resumeY, stood]
+                           : [x, y, vx, vy, offset, compassBias, faceX, faceY] {
             for i in 0..<n { scratch[i] = field[chosen[i]] }
             field.update(from: scratch, count: n)
         }

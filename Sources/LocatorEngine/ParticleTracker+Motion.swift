@@ -9,9 +9,28 @@ extension ParticleTracker {
         let (l11, l21, l22) = Covariance2(xx: pp, xy: pv, yy: vv).choleskyFactor()
         let drift = dd.squareRoot()
         let px = cloud.x, py = cloud.y, pvx = cloud.vx, pvy = cloud.vy, pd = cloud.offset, pw = cloud.weight
-        var rng = self.rng   // a local copy: no exclusivity check per draw
-        defer { self.rng = rng }
+        let ps = cloud.still, rx = cloud.resumeX, ry = cloud.resumeY, pt = cloud.stood
+        let modes = modesInUse, stop = settings.motion.stops(dt: dt)
+        let standing = settings.motion.standingSigma * dt.squareRoot()
+        var rng = self.rng, modeRng = self.modeRng   // local copies: no exclusivity check per draw
+        defer { self.rng = rng; self.modeRng = modeRng }
         for i in 0..<cloud.count where pw[i] > 0 {
+            if modes {
+                // The mode's switch over dt (``Settings/stillMode``): a walker who stops keeps its velocity to walk on at.
+                let u = modeRng.uniform()
+                if ps[i] != 0 {
+                    if u < settings.motion.walksOn(stood: pt[i], dt: dt) { ps[i] = 0; pvx[i] = rx[i]; pvy[i] = ry[i] } else { pt[i] += dt }
+                } else if u < stop {
+                    ps[i] = 1; pt[i] = 0; rx[i] = pvx[i]; ry[i] = pvy[i]; pvx[i] = 0; pvy[i] = 0
+                }
+                if ps[i] != 0 {
+                    let x = px[i] + standing * rng.gaussian(), y = py[i] + standing * rng.gaussian()
+                    pd[i] += drift * rng.gaussian()
+                    if !floorplan.isWalkable(x, y) || floorplan.crosses(px[i], py[i], x, y) { pw[i] = 0 }
+                    px[i] = x; py[i] = y
+                    continue
+                }
+            }
             let zx = rng.gaussian(), zy = rng.gaussian()
             let x = px[i] + pvx[i] * dt + l11 * zx, y = py[i] + pvy[i] * dt + l11 * zy
             pvx[i] += l21 * zx + l22 * rng.gaussian(); pvy[i] += l21 * zy + l22 * rng.gaussian()
@@ -21,6 +40,12 @@ extension ParticleTracker {
         }
         if facesAlongVelocity { faceAlongVelocity() }
     }
+
+    /// Whether each particle walks or stands (``Settings/stillMode``): not under correlated shadowing
+    /// (``RadioModel/correlationDistance``), where a walker standing hears the same shadowing scan after scan, so its
+    /// stand adds nothing the first scan did not tell, and the standing particles would only narrow the cloud onto that
+    /// scan's error (``ShadowingMemory`` reads a cloud as one linear filter, not a mixture of two).
+    var standsAndWalks: Bool { settings.stillMode && venue.radio.correlationDistance == nil }
 
     /// Whether particles face along their velocity (``Settings/facingFromVelocity``): the field's likelihood, a body
     /// to weigh, and no steps in this track.
@@ -40,8 +65,8 @@ extension ParticleTracker {
         guard speed > settings.facingSpeed else { return }
         hasMoved = true
         let ux = vx / speed, uy = vy / speed   // along v̄; (−uy, ux) across it
-        let pvx = cloud.vx, pvy = cloud.vy, pw = cloud.weight, fx = cloud.faceX, fy = cloud.faceY
-        for i in 0..<cloud.count where pw[i] > 0 {
+        let pvx = cloud.vx, pvy = cloud.vy, pw = cloud.weight, fx = cloud.faceX, fy = cloud.faceY, ps = cloud.still
+        for i in 0..<cloud.count where pw[i] > 0 && ps[i] == 0 {   // a standing walker faces where it last went
             let across = (pvy[i] - vy) * ux - (pvx[i] - vx) * uy
             let ax = vx - across * uy, ay = vy + across * ux
             let inverse = 1 / (ax * ax + ay * ay).squareRoot()   // ≥ speed > 0: the across part is orthogonal to v̄

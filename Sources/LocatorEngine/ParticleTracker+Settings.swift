@@ -3,8 +3,13 @@ extension ParticleTracker {
     package struct Settings: Sendable {
         /// How many particles.
         package var particles = 1000
-        /// How the walker and the phone's offset move between scans (the ekf's).
-        package var motion = MotionModel()
+        /// How the walker and the phone's offset move between scans: the ekf's, but for the walking mode's acceleration
+        /// (``walkingAcceleration``).
+        package var motion = MotionModel(acceleration: Settings.walkingAcceleration)
+        /// q of the walking mode, m²/s³: with stopping a mode of its own (``stillMode``), the walk's constant-velocity model
+        /// needs only a walker's changes of pace and turns, not its stops: 0.1 against the ekf's 0.5 (docs/tracking.md,
+        /// "Standing still").
+        package static let walkingAcceleration = 0.1
         /// The model error σ_m added to each mean's variance, dB, at least, when the venue states a model error
         /// (``RadioModel/modelError`` > 0; the venue's when larger): what remains of it after the parts the filter weighs
         /// itself (the body when the facing is known, the beacons' learned P0 errors) never falls below this. A venue
@@ -44,6 +49,14 @@ extension ParticleTracker {
         package var facingFromVelocity = true
         /// The least speed of the cloud's mean velocity at which the velocities set the facing, m/s.
         package var facingSpeed = 0.4
+        /// Stopping is part of the motion (for a phone without a step detector; with one, a scan without steps is
+        /// standing): each particle's walker either walks, moved by the constant-velocity model, or stands, moved only by
+        /// the standing random walk, and switches between them as ``MotionModel/walkDwell`` and ``MotionModel/standScale`` say;
+        /// a walker who stops keeps the velocity it walked at and walks on at it. Nothing tells the filter when the
+        /// walker stops: the readings choose. While the walker stands, the particles that stand keep the evidence of
+        /// every scan at one spot, and the walking ones drift away from it (docs/tracking.md, "Standing still"). Off:
+        /// every particle walks.
+        package var stillMode = true
         /// The regularised filter (Musso, Oudjane & Le Gland 2001): after each resampling every particle's position,
         /// δ and compass bias move by a Gaussian kernel of covariance h² times the resampled cloud's, h from
         /// Silverman's rule (``bandwidth(particles:)``); a jittered position that leaves the floor or crosses a wall

@@ -25,6 +25,9 @@ extension ParticleTracker {
         let n = cloud.count
         let px = cloud.x, py = cloud.y, pvx = cloud.vx, pvy = cloud.vy, pd = cloud.offset, pw = cloud.weight
         let fx = cloud.faceX, fy = cloud.faceY, logWeight = cloud.scratch
+        // A phone with a step detector is told when its walker stands: its particles all walk by the steps.
+        let modes = standsAndWalks && o.steps == nil
+        modesInUse = modes
         var most = -Double.infinity
         for i in 0..<n {
             pd[i] = around.offset + around.offsetSigma * rng.gaussian()
@@ -44,6 +47,10 @@ extension ParticleTracker {
             pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
             let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
             if speed > 0 { fx[i] = pvx[i] / speed; fy[i] = pvy[i] / speed } else { fx[i] = 0; fy[i] = 1 }
+            // Standing or walking, as walkers are in the long run (``Settings/stillMode``); a standing one has no velocity.
+            cloud.still[i] = modes && modeRng.uniform() < settings.motion.startStandingShare ? 1 : 0; cloud.stood[i] = 0
+            cloud.resumeX[i] = pvx[i]; cloud.resumeY[i] = pvy[i]
+            if cloud.still[i] != 0 { pvx[i] = 0; pvy[i] = 0 }
             pw[i] = 1 / Double(n)
         }
         if posterior && most.isFinite { for i in 0..<n { pw[i] = exp(logWeight[i] - most) } }
@@ -164,6 +171,7 @@ extension ParticleTracker {
             guard let q = walkablePoint(around, offset: delta) else { continue }
             cloud.x[i] = q.x; cloud.y[i] = q.y
             cloud.vx[i] = settings.motion.startSpeedSigma * rng.gaussian(); cloud.vy[i] = settings.motion.startSpeedSigma * rng.gaussian()
+            cloud.still[i] = 0
             cloud.offset[i] = delta
             drawn.append(i)
         }

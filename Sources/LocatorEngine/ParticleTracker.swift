@@ -3,8 +3,9 @@ import LabCore
 
 /// Tracks a walker with particles that live on the floorplan (docs/tracking.md): each particle is a
 /// state (x, y, vx, vy, δ) — position, velocity and the phone's RSSI offset — and
-/// - **moves** by the trackers' ``MotionModel`` (constant velocity, white-noise acceleration q, exactly
-///   discretised over the time between scans; δ a slow random walk); or, when the phone reports steps
+/// - **moves** by the trackers' ``MotionModel``: each particle's walker walks (constant velocity, white-noise
+///   acceleration q, exactly discretised over the time between scans) or stands (a small random walk), switching between
+///   the two at random (``Settings/stillMode``), the readings choosing which particles survive; δ a slow random walk. Or, when the phone reports steps
 ///   (``Observation/steps``), by each step's length and heading with their errors and a compass bias that
 ///   every particle carries (drawn at the track's start, a random walk after);
 /// - **cannot cross a wall**: a particle whose step crosses one, or that leaves the walkable floor (the rooms),
@@ -62,6 +63,9 @@ package final class ParticleTracker {
     /// ln P(missed) against how far the sensitivity lies above the strongest reading's mean (``Settings/missFloor``).
     let missedTerm: TruncatedNormal.FlooredLogSurvival
     var rng = TrackerRandom(seed: 0)
+    /// The walking and standing modes' own stream (``Settings/stillMode``): their draws leave ``rng``'s as they were, so a
+    /// phone with a step detector (which has no modes) draws what it drew without them.
+    var modeRng = TrackerRandom(seed: 0)
     private var devices: UInt64 = 0
     private var time: Double?
     package internal(set) var isTracking = false
@@ -70,6 +74,8 @@ package final class ParticleTracker {
     /// Whether this track's particles have their compass bias yet: drawn at the first steps, so that a phone
     /// without a step detector takes the same random draws as one with.
     var biasDrawn = false
+    /// Whether this track's particles walk or stand (``Settings/stillMode``): set when the track starts.
+    var modesInUse = false
     /// Whether this track's particles know where the walker faces: since the phone reported its first step.
     var facingKnown = false
     /// Whether this track's cloud has moved faster than ``Settings/facingSpeed`` (its weighted mean velocity): from then
@@ -123,6 +129,7 @@ package final class ParticleTracker {
     package func startDevice(knownOffset: (mean: Double, sigma: Double)? = nil) {
         devices += 1
         rng = TrackerRandom(seed: venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices)
+        modeRng = TrackerRandom(seed: (venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices) ^ 0x5851_F42D_4C95_7F2D)
         isTracking = false; time = nil; reported = nil
         device = knownOffset.map { ($0.mean, $0.sigma * $0.sigma) }
     }
@@ -205,7 +212,7 @@ package final class ParticleTracker {
         // and the next scan tries again).
         let redraw = lostCloud.isLost && !fresh ? freshParticles(o, ranges: ranges, dt: dt) : nil
         lostCloud.acknowledge()
-        if cloud.resampleIfNeeded(always: redraw != nil, draw: { rng.uniform() }) {
+        if cloud.resampleIfNeeded(always: redraw != nil, modes: modesInUse, draw: { rng.uniform() }) {
             smoother?.noteResampled(chosen: cloud.chosen)
             if settings.regularised { regularise(bandwidth: ParticleTracker.bandwidth(particles: cloud.count)) }
         }

@@ -274,8 +274,13 @@ func builtProduct(_ name: String) -> URL {
         #expect(p.terminationStatus == 0)
         #expect(text.contains("one scan:    located at (6.00 m, 4.00 m)") && text.contains("in west gallery"))
         #expect(text.contains("with UWB:    located at (6.00 m, 4.00 m)") && text.contains("from 6 beacons"))
-        #expect(text.contains("window 1:    located at (4.") && text.contains("window 3:    located at (6.") && !text.contains("window 4"),
-                "three windows of a walk east from x = 4 m, one outcome each")
+        // Three windows of a walk east from x = 4 m to 6 m, one outcome each (the track a little behind the walker).
+        func x(window k: Int) -> Double? {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("window \(k):    located at (") }) else { return nil }
+            return Double(line.dropFirst("window \(k):    located at (".count).prefix { $0 != " " })
+        }
+        let first = try #require(x(window: 1), "\(text)"), third = try #require(x(window: 3), "\(text)")
+        #expect(abs(first - 4) < 0.6 && abs(third - 6) < 0.4 && !text.contains("window 4"), "window 1 at x = \(first), window 3 at x = \(third)")
         #expect(text.contains("poor scan:   no fix: too few beacons") && text.contains("ignored: 1 with RSSI 0"))
         #expect(text.contains("scenario:    12 beacons, friezes:") && text.contains("Aristotle"))
         #expect(text.contains("frieze in view from (50.00 m, 40.00 m)"))
@@ -403,13 +408,13 @@ func builtProduct(_ name: String) -> URL {
 }
 
 @Suite struct AsyncStreamTests {
-    /// Three scan windows of samples in, three outcomes out, in order; the last, partial window when the input ends.
+    /// Six scan windows of samples in, six outcomes out, in order; the last, partial window when the input ends.
     /// Each carries its window's own fix (``Location/snapshot``); the tracked position follows the walker and has
-    /// a velocity along its way (0.29 m/s east after three scans from a standstill, the walker at 1 m/s: a new phone's
-    /// first cloud spreads along its fit's ridge, since one scan does not tell δ; more than 0.3 m/s before it did).
+    /// a velocity along its way (from a standstill, the walker at 1.1 m/s: a new phone's first cloud spreads along its
+    /// fit's ridge, since one scan does not tell δ, and its walking particles' velocities change slowly, q = 0.1 m²/s³).
     @Test func oneOutcomePerScanWindow() async throws {
         let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
-        let spots = [Position(x: 3, y: 3), Position(x: 4, y: 3.5), Position(x: 5, y: 4)]   // a walker, 1.1 m/s
+        let spots = (0..<6).map { Position(x: 3 + Double($0), y: 3 + 0.5 * Double($0)) }   // a walker, 1.1 m/s
         let (inputs, feed) = AsyncStream<LocatorInput>.makeStream()
         for (k, p) in spots.enumerated() {
             for s in exactScan(at: p, time: 100 + Double(k) + 0.2) { feed.yield(.rssi(s)) }
@@ -420,13 +425,17 @@ func builtProduct(_ name: String) -> URL {
             let l = try #require(outcome.location)
             fixes.append(try #require(l.snapshot)); tracked.append(l)
         }
-        #expect(fixes.count == 3)
+        #expect(fixes.count == 6)
         for (f, p) in zip(fixes, spots) { #expect(f.distance(to: p) < 1e-5) }
         #expect(try #require(tracked[0].uncertainty).contains(spots[0], center: tracked[0].position),
                 "a track starts at its first scan's posterior mean, its ellipse holding the truth: \(tracked[0].position)")
-        #expect(tracked[2].position.distance(to: spots[2]) < 1, "and follows the walker (from a standstill): \(tracked[2].position)")
-        let velocity = try #require(tracked[2].velocity)
-        #expect(velocity.x > 0.2 && abs(velocity.y) < velocity.x, "the track's velocity after three scans: \(velocity)")
+        // Measured: 0.96, 1.03, 0.76 and 0.72 m behind the walker at scans 2–5, closing in as its velocity is learned.
+        for k in 2..<6 {
+            #expect(tracked[k].position.distance(to: spots[k]) < 1.25, "and follows the walker (from a standstill), scan \(k): \(tracked[k].position)")
+        }
+        #expect(tracked[5].position.distance(to: spots[5]) < 0.8, "closing in: \(tracked[5].position)")
+        let velocity = try #require(tracked[5].velocity)
+        #expect(velocity.x > 0.3 && velocity.y > 0 && velocity.y < velocity.x, "the track's velocity after six scans: \(velocity)")
     }
 
     /// The stream's tracker takes the phone's steps and ranges: a walker going east at 1.2 m/s (two 0.6 m steps a

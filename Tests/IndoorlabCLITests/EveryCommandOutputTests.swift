@@ -40,7 +40,7 @@ extension ExpectedOutputTests {
                                      cwd: dir, environment: pinned)
         // Its speed is a timing, as durations are.
         try Self.check("import", Run(status: imported.status, stdout: imported.stdout.replacingOccurrences(
-            of: #"[0-9.]+ readings/s"#, with: "<rate> readings/s", options: .regularExpression), stderr: imported.stderr))
+            of: #"[0-9.]+( [kM])? readings/s"#, with: "<rate> readings/s", options: .regularExpression), stderr: imported.stderr))
         try Self.check("replay", try indoorlab(["replay", "step.sqlite", "--estimators", "least-squares,offset-learning,particle-filter"], cwd: dir))
         try Self.check("calibrate", try indoorlab(["calibrate", "step.sqlite"], cwd: dir))
     }

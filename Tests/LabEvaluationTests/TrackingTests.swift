@@ -43,6 +43,10 @@ import LabResults
         // Standing still between epochs 0 and 1, but epoch 0 has no fix: no jitter pair.
         #expect(m.stillJitter == nil)
         #expect(m.timeToFirstFix == 1)
+        // Standing: epoch 1 (where epoch 0 was), 3 m off; walking: epochs 2–5 (epoch 0 has no fix).
+        #expect(m.standingP75 == 3)
+        let walking = [Point(8.5, 2.5).distance(to: Point(9.5, 5)), Point(9.5, 3).distance(to: Point(11, 5)), Point(11, 2).distance(to: Point(12, 5)), 1]
+        #expect(m.walkingP75 == ErrorStatistics(errors: walking, attempts: 4).p75)
         // No PCRB in these results: no efficiency.
         #expect(m.pcrbRMSE == nil && m.pcrbEfficiency == nil)
     }

@@ -257,6 +257,38 @@ import LabScenarioIO
         #expect(replay.scores.allSatisfy { $0.stats.availability > 0.3 && $0.stats.p75 < 10 })
     }
 
+    /// UJI's scans are placed at the phone's own collection times: the surveyor's walk, standing about 13 scans (a second
+    /// apart) at each reference point and walking seconds to the next. Every scan keeps a window of its own.
+    @Test func ujiScansKeepThePhonesTimes() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try RecordingImporter.run(format: .uji, paths: [datasets + "/uji-ble-geo"], to: dir + "/u.sqlite", options: ImportOptions(txPower: -12))
+        let truth = try RecordingStore.read(path: dir + "/u.sqlite").truth
+        var atPoint: [Double] = [], between: [Double] = []
+        for (a, b) in zip(truth, truth.dropFirst()) {
+            #expect(b.t - a.t >= 1 - 1e-9, "a window apart at least: \(a.t) → \(b.t)")
+            if a.position == b.position { atPoint.append(b.t - a.t) } else { between.append(b.t - a.t) }
+        }
+        let standing = SortedSample(atPoint), walking = SortedSample(between)
+        #expect(atPoint.count > 700 && between.count >= 60)
+        #expect(standing.quantile(0.5) >= 1 && standing.quantile(0.5) < 1.4, "median time between scans at a point: \(standing.quantile(0.5)) s")
+        #expect(walking.quantile(0.5) > 3 && walking.quantile(0.5) < 15, "median time between points: \(walking.quantile(0.5)) s")
+    }
+
+    /// The rule of UJI's scan times: each row's collection time relative to its campaign's first, at least a window after
+    /// the scan before (without pushing the scans after it), a window after it when unknown, a campaign ``UJIImporter/campaignGap``
+    /// after the last; one window apart without times.
+    @Test func ujiScanTimesFollowTheClockAWindowApartAtLeast() {
+        let clock: [Double?] = [100, 100.3, nil, 104, 104.5, 50, 51.2]
+        let campaigns = ["111", "111", "111", "111", "111", "112", "112"]
+        let t = UJIImporter.scanTimes(picked: Array(0..<7), campaigns: campaigns, collected: clock, window: 1)
+        let gap = UJIImporter.campaignGap
+        #expect(zip(t, [0.5, 1.5, 2.5, 4.5, 5.5, 5.5 + gap, 6.7 + gap]).allSatisfy { abs($0 - $1) < 1e-9 } && t.count == 7, "\(t)")
+        #expect(UJIImporter.scanTimes(picked: [0, 2, 4], campaigns: campaigns, collected: nil, window: 1) == [0.5, 1.5, 2.5])
+        // A clock going back within a campaign starts the next part a campaign gap later.
+        #expect(UJIImporter.scanTimes(picked: [0, 1], campaigns: ["111", "111"], collected: [100, 90], window: 1) == [0.5, 0.5 + gap])
+    }
+
     /// With --scenario, the truth must lie in its venue (x = 500 in a 30 m hall scored as a 60 m error).
     @Test func labCSVTruthOutsideTheScenarioIsRefused() throws {
         let dir = try temporaryDirectory()
