@@ -36,6 +36,11 @@ extension ParticleTracker {
         /// likelihood times the prior over the proposal's density, and the first report is their weighted mean. Off: the
         /// first report is the fit and the cloud drawn around it is taken as the posterior unweighed.
         package var posteriorStart = true
+        /// A track starts from a scan of one or two beacons too (or ranges), too few for a fit: its particles drawn anywhere
+        /// on the walkable floor and weighed by the scan (with ``posteriorStart``), so every scan window that heard
+        /// something gets a location, as wide as the scan leaves it. Off: such a scan gets no fix until one of three
+        /// beacons starts the track.
+        package var startsFromFloor = true
         /// Each scan's headings toward friezes weigh the particles (``weigh(headings:)``), as they join the snapshot fit.
         /// Off (for comparison): the filter weighs RSSI and ranges only.
         package var weighsHeadings = true

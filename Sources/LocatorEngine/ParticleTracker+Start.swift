@@ -12,6 +12,10 @@ extension ParticleTracker {
         // drawing from that region instead measured no better: docs/tracking.md.)
         guard case .fix(let f) = outcome, let c = fit.linearCovariance, f.covariance != nil,
               let around = newParticles(f, linear: c, dt: dt) else {
+            if case .noFix(.tooFewBeacons) = outcome, settings.startsFromFloor, settings.posteriorStart,
+               !o.beacons.isEmpty || !ranges.isEmpty, let fix = startFromFloor(o, ranges: ranges, dt: dt) {
+                return .fix(fix)
+            }
             if case .noFix = outcome { return outcome }
             return .noFix(.solverFailed("the first fix has no covariance"))
         }
@@ -23,8 +27,8 @@ extension ParticleTracker {
         let carried = settings.motion.carriedOffset(device, dt: dt)
         let floorDensity = 1 / floorplan.walkableArea, gaussianNorm = 1 / (2 * Double.pi * around.l00 * around.l11)
         let n = cloud.count
-        let px = cloud.x, py = cloud.y, pvx = cloud.vx, pvy = cloud.vy, pd = cloud.offset, pw = cloud.weight
-        let fx = cloud.faceX, fy = cloud.faceY, logWeight = cloud.scratch
+        let px = cloud.x, py = cloud.y, pd = cloud.offset, pw = cloud.weight
+        let logWeight = cloud.scratch
         // A phone with a step detector is told when its walker stands: its particles all walk by the steps.
         let modes = standsAndWalks && o.steps == nil
         modesInUse = modes
@@ -44,16 +48,56 @@ extension ParticleTracker {
                 logWeight[i] = lw
                 most = max(most, lw)
             }
-            pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
-            let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
-            if speed > 0 { fx[i] = pvx[i] / speed; fy[i] = pvy[i] / speed } else { fx[i] = 0; fy[i] = 1 }
-            // Standing or walking, as walkers are in the long run (``Settings/stillMode``); a standing one has no velocity.
-            cloud.still[i] = modes && modeRng.uniform() < settings.motion.startStandingShare ? 1 : 0; cloud.stood[i] = 0
-            cloud.resumeX[i] = pvx[i]; cloud.resumeY[i] = pvy[i]
-            if cloud.still[i] != 0 { pvx[i] = 0; pvy[i] = 0 }
+            drawMotion(i, modes: modes)
             pw[i] = 1 / Double(n)
         }
         if posterior && most.isFinite { for i in 0..<n { pw[i] = exp(logWeight[i] - most) } }
+        beginTrack()
+        return outcome
+    }
+
+    /// Particle `i`'s velocity (N(0, ``MotionModel/startSpeedSigma``²) per axis), facing (along that velocity) and mode
+    /// (standing with ``MotionModel/startStandingShare`` when `modes`: then no velocity, the drawn one kept to walk on at).
+    private func drawMotion(_ i: Int, modes: Bool) {
+        let pvx = cloud.vx, pvy = cloud.vy
+        pvx[i] = settings.motion.startSpeedSigma * rng.gaussian(); pvy[i] = settings.motion.startSpeedSigma * rng.gaussian()
+        let speed = (pvx[i] * pvx[i] + pvy[i] * pvy[i]).squareRoot()   // facing along the drawn velocity until it moves
+        if speed > 0 { cloud.faceX[i] = pvx[i] / speed; cloud.faceY[i] = pvy[i] / speed } else { cloud.faceX[i] = 0; cloud.faceY[i] = 1 }
+        cloud.still[i] = modes && modeRng.uniform() < settings.motion.startStandingShare ? 1 : 0; cloud.stood[i] = 0
+        cloud.resumeX[i] = pvx[i]; cloud.resumeY[i] = pvy[i]
+        if cloud.still[i] != 0 { pvx[i] = 0; pvy[i] = 0 }
+    }
+
+    /// A track's first cloud from a scan of too few readings for a fit (``Settings/startsFromFloor``): every particle
+    /// anywhere on the walkable floor, δ from what the phone's earlier tracks carried (a new phone: N(0,
+    /// ``MotionModel/startOffsetSigma``²), the calibration's own phone), all weighing the same; the scan then weighs
+    /// them (``step(_:ranges:)``), so the first report is its posterior: near the one beacon heard, between two, as wide
+    /// as they leave it. The fix returned is the cloud before the scan weighs it. Nil when the floor has no walkable
+    /// cell to draw from.
+    private func startFromFloor(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> Fix? {
+        guard floorPoint() != nil else { return nil }
+        let carried = settings.motion.carriedOffset(device, dt: dt) ?? (0, settings.motion.startOffsetSigma)
+        let modes = standsAndWalks && o.steps == nil
+        modesInUse = modes
+        let n = cloud.count
+        for i in 0..<n {
+            let q = floorPoint() ?? Point((venue.bounds.minX + venue.bounds.maxX) / 2, (venue.bounds.minY + venue.bounds.maxY) / 2)
+            cloud.x[i] = q.x; cloud.y[i] = q.y
+            cloud.offset[i] = carried.mean + carried.sigma * rng.gaussian()
+            drawMotion(i, modes: modes)
+            cloud.weight[i] = 1 / Double(n)
+        }
+        beginTrack()
+        let spread = cloud.spread()
+        var used = BeaconSet(o.beacons.lazy.map(\.beacon))
+        for r in ranges { used.insert(r.beacon) }
+        return Fix(position: spread.mean, uncertainty: (2 * spread.variance).squareRoot(), beaconsUsed: used, offset: carried.mean,
+                   covariance: Covariance2(xx: spread.variance, xy: 0, yy: spread.variance), velocity: Point(0, 0))
+    }
+
+    /// The drawn cloud is a track: the lost-cloud test, the facing and the beacons' learned errors start afresh.
+    private func beginTrack() {
+        let n = cloud.count
         isTracking = true
         lostCloud.reset()
         biasDrawn = false; facingKnown = false; hasMoved = false
@@ -62,7 +106,6 @@ extension ParticleTracker {
             errors.mean.update(repeating: 0, count: n * beacons)
             errors.variance.update(repeating: venue.beaconSpread * venue.beaconSpread, count: beacons)
         }
-        return outcome
     }
 
     /// Where fix `f` (the fit's last, with its linearised covariance `c`) puts new particles: a track's first cloud
