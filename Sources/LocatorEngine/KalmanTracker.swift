@@ -36,6 +36,10 @@ package final class KalmanTracker {
         public var motion = MotionModel()
         /// Position σ (√ of the covariance's larger eigenvalue) beyond which the track is lost, m.
         public var lostSigma = 15.0
+        /// A track starts from a scan of one or two beacons too (or ranges), too few for a snapshot fix: from the venue's
+        /// floor as a Gaussian prior (its bounds' centre and a uniform's variance over them), updated by the scan, so
+        /// every scan window that heard something gets a location. Off: no fix until three beacons start the track.
+        public var startsFromFloor = true
         public init() {}
     }
 
@@ -141,6 +145,9 @@ package final class KalmanTracker {
         fit.startDevice(offset: settings.motion.carriedOffset(device, dt: dt))
         let outcome = fit.locate(o, ranges: ranges)
         guard case .fix(let f) = outcome, let c = f.covariance, let delta = f.offset else {
+            if case .noFix(.tooFewBeacons) = outcome, settings.startsFromFloor, !o.beacons.isEmpty || !ranges.isEmpty {
+                return startFromFloor(o, ranges: ranges, dt: dt, fallback: outcome)
+            }
             return record(outcome.fix == nil ? outcome : .noFix(.solverFailed("the first fix has no covariance")), dt: dt, continues: false)
         }
         let v = settings.motion.startSpeedSigma * settings.motion.startSpeedSigma
@@ -156,6 +163,35 @@ package final class KalmanTracker {
             : ShadowingMemory(start: (f.position, KalmanTracker.perAxis(P)),
                               share: ShadowingMemory.share(sigma: venue.radio.sigma, modelError: venue.radio.modelError))
         return record(.fix(currentFix(used: f.beaconsUsed, headings: o.headings)), dt: dt, continues: false)
+    }
+
+    /// A track's start from a scan too few for a fit (``Settings/startsFromFloor``): the prior is the venue's bounds as a
+    /// Gaussian (their centre; a uniform's variance, width²/12 and depth²/12), no velocity (σ
+    /// ``MotionModel/startSpeedSigma``), δ as the phone's earlier tracks carried it (a new phone: N(0,
+    /// ``MotionModel/startOffsetSigma``²)); the scan's update follows. `fallback` when the update fails.
+    private func startFromFloor(_ o: Observation, ranges: [MeasuredRange], dt: Double, fallback: EstimateOutcome) -> EstimateOutcome {
+        let b = venue.bounds
+        let carried = settings.motion.carriedOffset(device, dt: dt) ?? (0, settings.motion.startOffsetSigma)
+        let v = settings.motion.startSpeedSigma * settings.motion.startSpeedSigma
+        s = [(b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2, 0, 0, carried.mean]
+        P = [b.width * b.width / 12, 0, 0, 0, 0,
+             0, b.height * b.height / 12, 0, 0, 0,
+             0, 0, v, 0, 0,
+             0, 0, 0, v, 0,
+             0, 0, 0, 0, carried.sigma * carried.sigma]
+        let prior = (s, P)
+        guard update(o, ranges: ranges), s.allSatisfy(\.isFinite), P.allSatisfy(\.isFinite) else {
+            isTracking = false
+            return record(fallback, dt: dt, continues: false)
+        }
+        isTracking = true
+        shadowing = venue.radio.correlationDistance == nil ? nil
+            : ShadowingMemory(start: (Point(s[0], s[1]), KalmanTracker.perAxis(P)),
+                              share: ShadowingMemory.share(sigma: venue.radio.sigma, modelError: venue.radio.modelError))
+        var used = BeaconSet()
+        for r in o.beacons { used.insert(r.beacon) }
+        for r in ranges { used.insert(r.beacon) }
+        return record(.fix(currentFix(used: used, headings: o.headings)), dt: dt, continues: false, predicted: prior)
     }
 
     /// s⁻ = F s, P⁻ = F P Fᵀ + Q.

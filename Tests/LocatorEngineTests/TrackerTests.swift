@@ -122,6 +122,24 @@ import LabResults
         #expect(scans.map { smoother.locate($0) } == filtered)
     }
 
+    /// The ekf starts a track from a scan of one or two beacons too (``KalmanTracker/Settings/startsFromFloor``): the venue's
+    /// bounds as its prior, updated by the scan, so the window gets a location whose ellipse holds the walker; off, none.
+    @Test func theEKFStartsFromTheFloorOnOneOrTwoBeacons() throws {
+        let venue = makeVenue(square, box: Rect(minX: 0, minY: 0, maxX: 20, maxY: 15),
+                              radio: RadioModel(p0: -59, exponent: 2.0, sigma: 4, sensitivity: -.infinity))
+        let truth = Point(6, 4)
+        var o = exactObservation(venue, at: truth)
+        o.beacons = o.beacons.filter { [0, 4].contains($0.beacon) }
+        o.t = 0
+        let ekf = KalmanTracker(venue: venue, solver: GSLLevenbergMarquardt())
+        let fix = try #require(ekf.step(o).fix)
+        let c = try #require(fix.covariance)
+        #expect(try #require(c.mahalanobisSquared(truth - fix.position)) <= Covariance2.chiSquare2(0.95), "\(fix.position), \(c)")
+        var settings = KalmanTracker.Settings()
+        settings.startsFromFloor = false
+        #expect(KalmanTracker(venue: venue, solver: GSLLevenbergMarquardt(), settings: settings).step(o).fix == nil)
+    }
+
     /// A gap longer than the filter bridges, or a clock going back, starts a new track (no velocity carried over).
     @Test func aLongGapOrAClockGoingBackStartsANewTrack() throws {
         let ekf = KalmanEstimator(venue: Self.venue)
