@@ -408,6 +408,18 @@ func builtProduct(_ name: String) -> URL {
 }
 
 @Suite struct AsyncStreamTests {
+    /// A window that heard only two beacons (too few for a one-scan fix) still gets a location on the stream, its ellipse
+    /// holding the phone; the one-scan call refuses it (``IndoorLocator/locate(_:headings:)``).
+    @Test func aWindowOfTwoBeaconsGetsALocationOnTheStream() throws {
+        let locator = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15))
+        let spot = Position(x: 6, y: 4)
+        let two = exactScan(at: spot, time: 100.2).filter { $0.beacon == placements[0].identity || $0.beacon == placements[4].identity }
+        for s in two { locator.add(s) }
+        let l = try #require(locator.currentLocation(at: Date(timeIntervalSinceReferenceDate: 100.5)).location)
+        #expect(try #require(l.uncertainty).contains(spot, center: l.position), "\(l.position)")
+        #expect(locator.locate(two).location == nil)
+    }
+
     /// Six scan windows of samples in, six outcomes out, in order; the last, partial window when the input ends.
     /// Each carries its window's own fix (``Location/snapshot``); the tracked position follows the walker and has
     /// a velocity along its way (from a standstill, the walker at 1.1 m/s: a new phone's first cloud spreads along its
