@@ -86,7 +86,7 @@ public struct RealProtocol: Sendable {
 /// `scratch`, a directory the caller removes).
 public enum RealProtocols {
     /// What a UJI protocol's summary adds: its scans are the surveyor's walk through the reference points, standing at each.
-    static let staticPoints = " (one walk per Tx power, standing about 13 scans at each reference point)"
+    static let surveyWalk = " (one walk per Tx power, standing about 13 scans at each reference point)"
 
     /// Whether `datasets` holds either dataset ``bundled(datasets:scratch:includeMatched:)`` reads (checked before a
     /// tournament runs, not after).
@@ -116,7 +116,7 @@ public enum RealProtocols {
             let strong = try importUJI(-4)
             for tx in [-12, -20] {
                 let weak = try importUJI(tx)
-                out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at −\(abs(tx)) dBm" + RealProtocols.staticPoints,
+                out.append(RealProtocol(name: "uji-tx\(tx)", summary: "UJI Geotec: model fitted at −4 dBm, scored at −\(abs(tx)) dBm" + RealProtocols.surveyWalk,
                                         calibration: strong, scored: weak))
                 if includeMatched {
                     out.append(RealProtocol(name: "uji-tx\(tx)-matched", summary: "UJI Geotec: model fitted and scored at −\(abs(tx)) dBm (reference)",
@@ -124,7 +124,7 @@ public enum RealProtocols {
                 }
             }
             let (even, odd) = strong.splitByReferencePoint()
-            out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones" + RealProtocols.staticPoints,
+            out.append(RealProtocol(name: "uji-odd-points", summary: "UJI Geotec −4 dBm: model fitted on the even reference points, scored on the odd ones" + RealProtocols.surveyWalk,
                                     calibration: even, scored: odd))
         }
         let danis = datasets + "/danis-ble-tracks/trk"

@@ -12,18 +12,20 @@ extension TrackMetrics {
         var pairs = 0, crossings = 0, entries = 0, missed = 0
         var delays: [Double] = [], jitter: [Double] = [], firstFix: [Double] = []
         var standing: [Double] = [], walking: [Double] = []
+        /// The walker stood from epoch `a` to the next, `b`: the truth did not move.
+        func stood(_ a: EpochResult, _ b: EpochResult) -> Bool { a.truth.distance(to: b.truth) < 1e-6 }
         for key in byWalk.keys.sorted() {
             let walk = byWalk[key]!.sorted { $0.epoch < $1.epoch }
             if let first = walk.first, let fixed = walk.first(where: { $0.fix != nil }) { firstFix.append(fixed.t - first.t) }
             for (k, r) in walk.enumerated() {
                 guard let e = r.error else { continue }
-                if k > 0 && walk[k - 1].truth.distance(to: r.truth) < 1e-6 { standing.append(e) } else { walking.append(e) }
+                if k > 0 && stood(walk[k - 1], r) { standing.append(e) } else { walking.append(e) }
             }
             for (a, b) in zip(walk, walk.dropFirst()) {
                 guard let p = a.fix, let q = b.fix else { continue }
                 pairs += 1
                 if venue.walls.crosses(from: p, to: q) { crossings += 1 }
-                if a.truth.distance(to: b.truth) < 1e-6 { jitter.append(p.distance(to: q)) }
+                if stood(a, b) { jitter.append(p.distance(to: q)) }
             }
             // Room entries: the epoch where the truth's room changes to a room.
             let rooms = walk.map { venue.roomIndex(at: $0.truth) }

@@ -113,3 +113,11 @@ public struct BeaconSet: Sendable, Hashable, Sequence {
         }
     }
 }
+
+extension BeaconSet {
+    /// The beacons scan `o` heard, then those of `ranges`: what a fix from them used.
+    package init(heard o: Observation, ranges: [MeasuredRange]) {
+        self.init(o.beacons.lazy.map(\.beacon))
+        for r in ranges { insert(r.beacon) }
+    }
+}

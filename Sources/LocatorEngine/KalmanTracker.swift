@@ -125,8 +125,7 @@ package final class KalmanTracker {
                           posterior: (Point(s[0], s[1]), KalmanTracker.perAxis(P)), correlationDistance: distance)
             shadowing = memory
         }
-        var used = BeaconSet()
-        if updated { for b in o.beacons { used.insert(b.beacon) }; for r in ranges { used.insert(r.beacon) } }
+        let used = updated ? BeaconSet(heard: o, ranges: ranges) : BeaconSet()
         return record(.fix(currentFix(used: used, headings: o.headings)), dt: dt, continues: true,
                       predicted: (predicted, predictedCovariance))
     }
@@ -171,7 +170,7 @@ package final class KalmanTracker {
     /// ``MotionModel/startOffsetSigma``²)); the scan's update follows. `fallback` when the update fails.
     private func startFromFloor(_ o: Observation, ranges: [MeasuredRange], dt: Double, fallback: EstimateOutcome) -> EstimateOutcome {
         let b = venue.bounds
-        let carried = settings.motion.carriedOffset(device, dt: dt) ?? (0, settings.motion.startOffsetSigma)
+        let carried = settings.motion.startOffset(device, dt: dt)
         let v = settings.motion.startSpeedSigma * settings.motion.startSpeedSigma
         s = [(b.minX + b.maxX) / 2, (b.minY + b.maxY) / 2, 0, 0, carried.mean]
         P = [b.width * b.width / 12, 0, 0, 0, 0,
@@ -188,10 +187,7 @@ package final class KalmanTracker {
         shadowing = venue.radio.correlationDistance == nil ? nil
             : ShadowingMemory(start: (Point(s[0], s[1]), KalmanTracker.perAxis(P)),
                               share: ShadowingMemory.share(sigma: venue.radio.sigma, modelError: venue.radio.modelError))
-        var used = BeaconSet()
-        for r in o.beacons { used.insert(r.beacon) }
-        for r in ranges { used.insert(r.beacon) }
-        return record(.fix(currentFix(used: used, headings: o.headings)), dt: dt, continues: false, predicted: prior)
+        return record(.fix(currentFix(used: BeaconSet(heard: o, ranges: ranges), headings: o.headings)), dt: dt, continues: false, predicted: prior)
     }
 
     /// s⁻ = F s, P⁻ = F P Fᵀ + Q.

@@ -60,6 +60,12 @@ public struct MotionModel: Sendable, Hashable {
         device.map { ($0.mean, ($0.variance + offsetDrift * dt).squareRoot()) }
     }
 
+    /// δ's prior for a track started without a fit (from too few readings): what the phone's earlier tracks carried
+    /// (``carriedOffset(_:dt:)``), and for a new phone N(0, ``startOffsetSigma``²), the calibration's own phone.
+    public func startOffset(_ device: (mean: Double, variance: Double)?, dt: Double) -> (mean: Double, sigma: Double) {
+        carriedOffset(device, dt: dt) ?? (0, startOffsetSigma)
+    }
+
     /// δ's variance when a track starts: what the phone's earlier tracks carried, drifted over `dt`, at most
     /// ``startOffsetSigma``² (one scan's fit tells δ to about that).
     public func startOffsetVariance(_ device: (mean: Double, variance: Double)?, dt: Double) -> Double {

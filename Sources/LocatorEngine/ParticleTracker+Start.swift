@@ -76,7 +76,7 @@ extension ParticleTracker {
     /// cell to draw from.
     private func startFromFloor(_ o: Observation, ranges: [MeasuredRange], dt: Double) -> Fix? {
         guard floorPoint() != nil else { return nil }
-        let carried = settings.motion.carriedOffset(device, dt: dt) ?? (0, settings.motion.startOffsetSigma)
+        let carried = settings.motion.startOffset(device, dt: dt)
         let modes = standsAndWalks && o.steps == nil
         modesInUse = modes
         let n = cloud.count
@@ -89,9 +89,7 @@ extension ParticleTracker {
         }
         beginTrack()
         let spread = cloud.spread()
-        var used = BeaconSet(o.beacons.lazy.map(\.beacon))
-        for r in ranges { used.insert(r.beacon) }
-        return Fix(position: spread.mean, uncertainty: (2 * spread.variance).squareRoot(), beaconsUsed: used, offset: carried.mean,
+        return Fix(position: spread.mean, uncertainty: (2 * spread.variance).squareRoot(), beaconsUsed: BeaconSet(heard: o, ranges: ranges), offset: carried.mean,
                    covariance: Covariance2(xx: spread.variance, xy: 0, yy: spread.variance), velocity: Point(0, 0))
     }
 

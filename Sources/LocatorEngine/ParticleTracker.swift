@@ -128,8 +128,9 @@ package final class ParticleTracker {
     /// A new phone: its own random stream, no track, nothing known about its offset (or what the app knows about it).
     package func startDevice(knownOffset: (mean: Double, sigma: Double)? = nil) {
         devices += 1
-        rng = TrackerRandom(seed: venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices)
-        modeRng = TrackerRandom(seed: (venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices) ^ 0x5851_F42D_4C95_7F2D)
+        let seed = venue.seed &* 0x9E37_79B9_7F4A_7C15 &+ devices
+        rng = TrackerRandom(seed: seed)
+        modeRng = TrackerRandom(seed: seed ^ 0x5851_F42D_4C95_7F2D)
         isTracking = false; time = nil; reported = nil
         device = knownOffset.map { ($0.mean, $0.sigma * $0.sigma) }
     }
@@ -266,9 +267,7 @@ package final class ParticleTracker {
         let p = summary.position, c = summary.covariance
         reported = p
         let inView = venue.friezes.isEmpty ? nil : o.headings.last.flatMap { $0.frieze ?? FriezeMatcher.bestFrieze(for: $0.heading, from: p, venue: venue) }
-        var used = BeaconSet(o.beacons.lazy.map(\.beacon))
-        for r in ranges { used.insert(r.beacon) }
-        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: used, frieze: inView,
+        return .fix(Fix(position: p, uncertainty: c.drms, beaconsUsed: BeaconSet(heard: o, ranges: ranges), frieze: inView,
                         offset: summary.offset, covariance: c, velocity: summary.velocity))
     }
 
