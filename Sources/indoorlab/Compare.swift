@@ -14,7 +14,7 @@ struct Compare: ParsableCommand {
         commandName: "compare",
         abstract: "Run the tournament: every estimator on every scenario and seed, judged against the truth and the bound.",
         discussion: """
-        Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter, particle-smoother) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs, the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
+        Epochs come from each scenario's walks and from static test points on a grid over its rooms. Trackers (ekf, ekf-smoother, particle-filter, particle-smoother) get each walk whole and each test point as a new track; a walks table per scenario follows the leaderboard: errors on walk epochs (P75 while standing and while walking apart), the posterior Cramér–Rao bound, wall crossings, room-entry delay, jitter standing still and time to first fix (docs/tracking.md).
 
         Winner rule: \(Leaderboard.ruleText).
 
@@ -44,7 +44,7 @@ struct Compare: ParsableCommand {
             transform: Compare.parseConditions)
     var conditions: [SimulationCondition] = [.ideal]
 
-    @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets. The estimators that draw random numbers (the particle filters) run once per seed; the others, whose fixes no seed changes, once.")
+    @Option(help: "Also score the real datasets in this directory (uji-ble-geo, danis-ble-tracks) under protocols whose radio model comes from another part of the data, e.g. ../shared/datasets. The estimators that draw random numbers (the particle filters) run once per seed; the others, whose fixes no seed changes, once. Trackers follow each recording whole, in time order (UJI: the surveyor's walk, standing at each reference point).")
     var real: String?
 
     /// The longest estimator name, for the help's list.
