@@ -73,7 +73,8 @@ do {
     feed.finish()   // the input ends: the last window's outcome follows
     for (w, line) in await tracked.value.enumerated() { print("window \(w + 1):    " + line) }
 
-    // 6. Too little to go on: a typed reason, never a crash; RSSI 0 (CoreLocation's "unknown") is ignored and counted.
+    // 6. Too little to go on (one beacon, metres away: anywhere on a circle): a typed reason, never a crash; RSSI 0
+    //    (CoreLocation's "unknown") is ignored and counted.
     let poor = [scan[0], RSSISample(beacon: scan[1].beacon, rssi: 0)]
     let outcome = locator.locate(poor)
     print("poor scan:   " + describe(outcome) + " — ignored: \(outcome.ignored.rssiUnknown) with RSSI 0")

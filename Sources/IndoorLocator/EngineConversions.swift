@@ -21,6 +21,7 @@ extension LocationUnavailable {
         case .tooFewBeacons(let h, let n): self = .tooFewBeacons(heard: h, needed: n)
         case .tooFewHeadings(let h, let n): self = .tooFewHeadings(have: h, needed: n)
         case .degenerateGeometry: self = .collinearBeacons(count: heard)
+        case .ambiguous(let s): self = .ambiguous(s)
         case .invalidInput(let s), .solverFailed(let s): self = .solverFailed(s)
         }
     }

@@ -121,6 +121,9 @@ public enum LocationUnavailable: Error, Sendable, Hashable, CustomStringConverti
     case tooFewHeadings(have: Int, needed: Int)
     /// The beacons heard lie on one line: the fix and its mirror image fit equally well.
     case collinearBeacons(count: Int)
+    /// The readings fit places more than 2 m apart equally well, e.g. the two crossings of two beacons' circles, or
+    /// anywhere on one beacon's circle: which, in words.
+    case ambiguous(String)
     /// The solver found no answer (a degenerate scan).
     case solverFailed(String)
 
@@ -131,6 +134,7 @@ public enum LocationUnavailable: Error, Sendable, Hashable, CustomStringConverti
         case .tooFewBeacons(let h, let n): return "too few beacons: heard \(h), need \(n)"
         case .tooFewHeadings(let h, let n): return "too few frieze headings: have \(h), need \(n)"
         case .collinearBeacons(let n): return "the \(n) beacons heard are collinear: the fix and its mirror image fit equally well"
+        case .ambiguous(let s): return "ambiguous: \(s)"
         case .solverFailed(let s): return "no fix: \(s)"
         }
     }

@@ -20,9 +20,11 @@ extension ScenarioScore {
             crlbRMSE = c
             efficiency = stats.rmse.isFinite && c > 0 ? stats.rmse / c : nil
         }
+        let three = results.filter { $0.beaconsHeard >= 3 }
         self.init(scenario: scenario, estimator: estimator, stats: stats, roomHitRate: rate(results.map(\.roomHit)),
                   exhibitHitRate: rate(results.map(\.exhibitHit)), friezeHitRate: looks.rate, crlbRMSE: crlbRMSE,
-                  efficiency: efficiency)
+                  efficiency: efficiency,
+                  availabilityWithThree: three.isEmpty ? nil : Double(three.filter { $0.fix != nil }.count) / Double(three.count))
     }
 }
 
@@ -52,10 +54,10 @@ extension Leaderboard {
         if o.estimator.inputs.offline { return .offline }
         if !o.collapsedOn.isEmpty { return .collapses(on: o.collapsedOn) }
         let mine = scores.filter { $0.estimator == o.estimator }
-        if let worst = mine.min(by: { $0.stats.availability < $1.stats.availability }),
-           worst.stats.availability < Self.availabilityThreshold {
-            let more = mine.filter { $0.stats.availability < Self.availabilityThreshold }.count - 1
-            return .unavailable(scenario: worst.scenario, availability: worst.stats.availability, more: more)
+        if let worst = mine.min(by: { $0.ruleAvailability < $1.ruleAvailability }),
+           worst.ruleAvailability < Self.availabilityThreshold {
+            let more = mine.filter { $0.ruleAvailability < Self.availabilityThreshold }.count - 1
+            return .unavailable(scenario: worst.scenario, availability: worst.ruleAvailability, more: more)
         }
         return .noP75(in: mine.filter { !$0.stats.p75.isFinite }.map(\.scenario))
     }
@@ -68,7 +70,7 @@ extension Leaderboard {
     public static let baselines: [EstimatorKind] = [.proximity, .centroid, .weightedCentroid, .powerCentroid]
     public static let ruleText = """
         lowest mean P75 across every scenario, condition and real protocol, among live estimators (not offline \
-        smoothers, which use later scans) with availability ≥ 90% everywhere that do not collapse on any real protocol (collapse: mean error > 1.5 × the best \
+        smoothers, which use later scans) with availability ≥ 90% everywhere (of the scans that heard at least three beacons) that do not collapse on any real protocol (collapse: mean error > 1.5 × the best \
         baseline's — proximity, centroid, weighted-centroid, power-centroid — on that protocol); ties: lower mean RMSE
         """
 
@@ -93,7 +95,7 @@ extension Leaderboard {
         let overall = estimators.map { e in
             let mine = scores.filter { $0.estimator == e }
             let p75 = mine.map(\.stats.p75), rmse = mine.map(\.stats.rmse)
-            let minAvail = mine.map(\.stats.availability).min() ?? 0
+            let minAvail = mine.map(\.ruleAvailability).min() ?? 0
             let meanP75 = p75.contains { !$0.isFinite } ? .infinity : p75.reduce(0, +) / Double(max(p75.count, 1))
             let meanRMSE = rmse.contains { !$0.isFinite } ? .infinity : rmse.reduce(0, +) / Double(max(rmse.count, 1))
             let collapsed = mine.filter { sc in

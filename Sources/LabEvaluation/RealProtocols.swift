@@ -11,7 +11,7 @@ import LabResults
 /// A protocol fits the path-loss law (P0, n, σ, and each beacon's P0 at that n) on its calibration part
 /// (``Calibration``), gives the scored part's venue that model and a survey (``RadioMap``) of the calibration
 /// part for fingerprinting, and scores the scored part's epochs that heard at least ``minimumBeaconsHeard``
-/// beacons. The bound is the offset-aware one: the scored phone's offset is unknown.
+/// beacon. The bound is the offset-aware one: the scored phone's offset is unknown.
 public struct RealProtocol: Sendable {
     /// The label its results carry, e.g. `uji-tx-12`.
     public var name: String
@@ -23,8 +23,11 @@ public struct RealProtocol: Sendable {
     /// result is compared with, not part of the winner rule.
     public var matched: Bool { calibration.info.name == scored.info.name }
 
-    /// Scans with fewer beacons heard are not scored (a model-based fix needs four for three unknowns).
-    public static let minimumBeaconsHeard = 4
+    /// Scans with fewer beacons heard are not scored: every scan that heard a beacon is, so an estimator's availability is
+    /// the share of those it answered (a tracker answers each; a one-scan fix those whose readings determine a position).
+    public static let minimumBeaconsHeard = 1
+    /// Which scans are scored, in words.
+    public static let scoredScans = "every scan that heard a beacon scored"
 
     public init(name: String, summary: String, calibration: Recording, scored: Recording) {
         self.name = name; self.summary = summary; self.calibration = calibration; self.scored = scored

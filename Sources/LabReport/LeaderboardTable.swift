@@ -25,7 +25,7 @@ public enum LeaderboardTable {
             out += TextTable.render(rows)
         }
         out += "\noverall (errors in metres; \(b.seeds.count) seed\(b.seeds.count == 1 ? "" : "s"))\n"
-        var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail", "eligible"]]
+        var rows = [["rank", "estimator", "mean P75", "mean RMSE", "min avail (3+ heard)", "eligible"]]
         for (i, o) in b.overall.enumerated() {
             rows.append(["\(i + 1)", o.estimator.rawValue, m(o.meanP75), m(o.meanRMSE), pct(o.minAvailability), eligibility(o, in: b)])
         }
@@ -47,7 +47,7 @@ public enum LeaderboardTable {
         case .offline: return "no: offline (uses later scans)"
         case .collapses(let protocols): return "no: collapses on \(protocols.joined(separator: ", "))"
         case .unavailable(let scenario, let availability, let more):
-            return "no: \(Format.fixed(availability * 100, 1))% available in \(scenario)\(more > 0 ? " and \(more) more" : "")"
+            return "no: \(Format.fixed(availability * 100, 1))% available with 3+ heard in \(scenario)\(more > 0 ? " and \(more) more" : "")"
                 + " (needs \(Format.fixed(Leaderboard.availabilityThreshold * 100, 0))%)"
         case .noP75(let scenarios): return "no: no P75 in \(scenarios.joined(separator: ", "))"
         }

@@ -54,11 +54,18 @@ public struct ScenarioScore: Sendable, Codable, Hashable {
     /// bound holds for unbiased estimators, and fixes kept inside the venue, or pulled toward the beacons
     /// by a prior-like start, are biased; a few seeds also leave sampling noise in both figures.
     public var efficiency: Double?
+    /// The share of the epochs that heard at least three beacons with a fix (nil when none did): the availability the winner
+    /// rule reads. A one-scan fix answers a scan of one or two beacons only where it determines a position, so over every
+    /// scan that heard a beacon (``ErrorStatistics/availability``) it stays below a tracker's.
+    public var availabilityWithThree: Double?
+    /// What the winner rule's availability clause reads: ``availabilityWithThree``, or the availability when no epoch heard three.
+    public var ruleAvailability: Double { availabilityWithThree ?? stats.availability }
 
     public init(scenario: String, estimator: EstimatorKind, stats: ErrorStatistics, roomHitRate: Double?, exhibitHitRate: Double?,
-                friezeHitRate: Double?, crlbRMSE: Double?, efficiency: Double?) {
+                friezeHitRate: Double?, crlbRMSE: Double?, efficiency: Double?, availabilityWithThree: Double? = nil) {
         self.scenario = scenario; self.estimator = estimator; self.stats = stats; self.roomHitRate = roomHitRate
         self.exhibitHitRate = exhibitHitRate; self.friezeHitRate = friezeHitRate; self.crlbRMSE = crlbRMSE; self.efficiency = efficiency
+        self.availabilityWithThree = availabilityWithThree
     }
 }
 
@@ -68,7 +75,7 @@ public struct Leaderboard: Sendable, Codable {
         public var estimator: EstimatorKind
         /// Mean of the per-scenario P75, metres.
         public var meanP75: Double
-        /// Lowest per-scenario availability.
+        /// Lowest per-scenario availability the winner rule reads (``ScenarioScore/ruleAvailability``).
         public var minAvailability: Double
         public var meanRMSE: Double
         public var eligible: Bool

@@ -39,6 +39,8 @@ public enum NoFixReason: Error, Sendable, Hashable, CustomStringConvertible {
     case tooFewBeacons(heard: Int, needed: Int)
     case tooFewHeadings(have: Int, needed: Int)
     case degenerateGeometry(String)
+    /// The readings fit places farther apart than ``OffsetFreeFit/ambiguitySpan`` equally well: which, in words.
+    case ambiguous(String)
     case invalidInput(String)
     case solverFailed(String)
 
@@ -47,6 +49,7 @@ public enum NoFixReason: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooFewBeacons(let h, let n): return "too few beacons: heard \(h), need \(n)"
         case .tooFewHeadings(let h, let n): return "too few frieze headings: have \(h), need \(n)"
         case .degenerateGeometry(let s): return "degenerate geometry: \(s)"
+        case .ambiguous(let s): return "ambiguous: \(s)"
         case .invalidInput(let s): return "invalid input: \(s)"
         case .solverFailed(let s): return "solver failed: \(s)"
         }
@@ -58,6 +61,7 @@ public enum NoFixReason: Error, Sendable, Hashable, CustomStringConvertible {
         case .tooFewBeacons: return "too-few-beacons"
         case .tooFewHeadings: return "too-few-headings"
         case .degenerateGeometry: return "degenerate-geometry"
+        case .ambiguous: return "ambiguous"
         case .invalidInput: return "invalid-input"
         case .solverFailed: return "solver-failed"
         }
@@ -65,7 +69,7 @@ public enum NoFixReason: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Every ``code`` there is (what a results file's `reason` column may hold).
     public static let codes: Set<String> = Set([tooFewBeacons(heard: 0, needed: 0), tooFewHeadings(have: 0, needed: 0), degenerateGeometry(""),
-                                                invalidInput(""), solverFailed("")].map(\.code))
+                                                ambiguous(""), invalidInput(""), solverFailed("")].map(\.code))
 }
 
 /// A fix, or the reason there is none.

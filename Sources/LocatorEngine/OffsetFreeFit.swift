@@ -34,22 +34,27 @@ package final class OffsetFreeFit {
         /// Weighs the walker's body (``Venue/body``) when the phone's steps tell which way the walker faces: each heard
         /// beacon's reading is corrected by the body's extra loss given that heading (``bodyCorrected(_:ranges:headings:from:)``).
         package var weighsBody = false
+        /// Answers a scan of one or two beacons, or of beacons in a line, whenever its readings and the venue determine
+        /// one position (``locateFew(_:ranges:headings:heard:)``); otherwise such a scan gets no fix.
+        package var answersFewBeacons = false
         package init(walls: Bool, robust: Bool, censored: Bool, learns: Bool = false, truncatedMeans: Bool = false, statesRegion: Bool = false,
-                     weighsBody: Bool = false) {
+                     weighsBody: Bool = false, answersFewBeacons: Bool = false) {
             self.walls = walls; self.robust = robust; self.censored = censored; self.learns = learns
             self.truncatedMeans = truncatedMeans; self.statesRegion = statesRegion; self.weighsBody = weighsBody
+            self.answersFewBeacons = answersFewBeacons
         }
         /// The tournament's best snapshot estimator and the library's one-scan fix (`offset-learning`): walls in the model,
-        /// the phone learned over the scans, truncated heard means, an honest stated region, the body weighed.
+        /// the phone learned over the scans, truncated heard means, an honest stated region, the body weighed, and an
+        /// answer from fewer than three beacons where they determine one.
         package static let learning = Options(walls: true, robust: false, censored: false, learns: true, truncatedMeans: true, statesRegion: true,
-                                              weighsBody: true)
+                                              weighsBody: true, answersFewBeacons: true)
     }
 
     /// The phone's offset as learned so far from the scans (a Gaussian: mean and variance, dB and dB²), when
     /// the fit learns: a one-state Kalman filter. Each fit uses it as a prior on δ; the scan's own evidence on δ
     /// (the fit's posterior with the prior divided out, in information form) is then its measurement, with a
     /// variance of at least ``minimumScanVariance`` and Huber-gated against scans whose fix went wrong.
-    package private(set) var learned: (mean: Double, variance: Double)? { get { state.pointee.learned } set { state.pointee.learned = newValue } }
+    package internal(set) var learned: (mean: Double, variance: Double)? { get { state.pointee.learned } set { state.pointee.learned = newValue } }
     /// How much δ may wander between scans (the phone turns in the hand), dB² per scan: the posterior never
     /// becomes certain, so a wrong start is forgotten.
     package static let offsetDriftPerScan = 0.01
@@ -76,16 +81,16 @@ package final class OffsetFreeFit {
     package let venue: Venue
     package let options: Options
     /// The linearised covariance of the last fix ``locate(_:ranges:)`` gave (before the stated region widened it).
-    package private(set) var linearCovariance: Covariance2? { get { state.pointee.linearCovariance } set { state.pointee.linearCovariance = newValue } }
+    package internal(set) var linearCovariance: Covariance2? { get { state.pointee.linearCovariance } set { state.pointee.linearCovariance = newValue } }
     /// The same over (x, y, δ), when δ was estimated: how the fix slides with δ (a phone read weaker puts it nearer
     /// the beacons).
-    package private(set) var linearFull: Symmetric3? { get { state.pointee.linearFull } set { state.pointee.linearFull = newValue } }
+    package internal(set) var linearFull: Symmetric3? { get { state.pointee.linearFull } set { state.pointee.linearFull = newValue } }
     package let problem: FixProblem
 
     /// What the fit learns and reuses from scan to scan, in one block the class holds by a `let` pointer: read and changed
     /// through it, it costs no exclusivity check (each access to a class's stored `var` does, with a thread-local lookup,
     /// and a fix makes many: docs/speed.md, "How and why").
-    private struct State {
+    struct State {
         var learned: (mean: Double, variance: Double)?
         var linearCovariance: Covariance2?, linearFull: Symmetric3?
         var varianceFloor = OffsetFreeFit.learnedVarianceFloor, drift = OffsetFreeFit.offsetDriftPerScan
@@ -101,7 +106,7 @@ package final class OffsetFreeFit {
         /// The body-corrected readings (``bodyCorrected(_:facing:at:)``).
         var corrected: [BeaconObservation] = []
     }
-    private let state: UnsafeMutablePointer<State> = {
+    let state: UnsafeMutablePointer<State> = {
         let p = UnsafeMutablePointer<State>.allocate(capacity: 1)
         p.initialize(to: State())
         return p
@@ -130,7 +135,7 @@ package final class OffsetFreeFit {
     }
     /// The learned variance's floor and the drift for this phone: an offset the app states keeps the σ it stated.
     private var varianceFloor: Double { get { state.pointee.varianceFloor } set { state.pointee.varianceFloor = newValue } }
-    private var drift: Double { get { state.pointee.drift } set { state.pointee.drift = newValue } }
+    var drift: Double { get { state.pointee.drift } set { state.pointee.drift = newValue } }
 
     /// The fix for one scan: its RSSI readings and headings, and — in the library — distances ranged to beacons,
     /// which join the same likelihood (they say nothing about δ).
@@ -141,9 +146,14 @@ package final class OffsetFreeFit {
         let headings = venue.friezes.isEmpty ? [] : observation.headings
         let heard = obs.count + ranges.count
         noteFacing(observation)
-        guard heard >= 3 || headings.count >= 2 else { return .noFix(.tooFewBeacons(heard: heard, needed: 3)) }
+        guard heard >= 3 || headings.count >= 2 else {
+            return options.answersFewBeacons && heard > 0 ? locateFew(obs, ranges: ranges, headings: headings)
+                : .noFix(.tooFewBeacons(heard: heard, needed: 3))
+        }
         let heardSet = BeaconSet(obs.lazy.map(\.beacon))
-        if headings.isEmpty, let reason = collinearity(obs, ranges: ranges, heard: heardSet) { return .noFix(reason) }
+        if headings.isEmpty, let reason = collinearity(obs, ranges: ranges, heard: heardSet) {
+            return options.answersFewBeacons ? locateFew(obs, ranges: ranges, headings: headings) : .noFix(reason)
+        }
         // Starting points: the power-weighted centroid (offset-free; with ranges only, the centroid weighted by
         // 1/ρ²), and with walls also the strongest beacon pulled 1 m toward it and the identified bearing lines'
         // intersection.
@@ -346,7 +356,7 @@ package final class OffsetFreeFit {
 
     /// Loads one scan's terms into the problem: RSSI, measured ranges, censored terms (when the options say) and
     /// bearings (unidentified friezes matched from `matchingFrom`).
-    private func loadTerms(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], matchingFrom first: Point) {
+    func loadTerms(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], matchingFrom first: Point) {
         problem.reset()
         problem.addRSSI(obs, venue: venue)
         for r in ranges {
@@ -406,7 +416,7 @@ package final class OffsetFreeFit {
     /// The covariance a fix states: the linearised one widened to the likelihood-ratio region
     /// (``FixProblem/likelihoodRegion(_:covariance:threshold:within:)``) at the 95% level scaled by ``residualScale``;
     /// then this scan's cost joins the learned scale.
-    private func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2) -> Covariance2 {
+    func statedCovariance(_ s: FixProblem.Solution, linear: Covariance2) -> Covariance2 {
         let scale = residualScale
         let dof = problem.residualCount - problem.unknowns
         if dof > 0, s.cost.isFinite {

@@ -158,7 +158,7 @@ struct Compare: ParsableCommand {
         // What the run prints, one block a line as it always printed them.
         var printed = LeaderboardTable.render(board) + "\n"
         if let tracking = board.tracking, !tracking.isEmpty { printed += LeaderboardTable.tracking(tracking) + "\n" }
-        for p in protocols { printed += "\(p.name): \(p.summary); scans with ≥ \(RealProtocol.minimumBeaconsHeard) beacons heard\n" }
+        for p in protocols { printed += "\(p.name): \(p.summary); \(RealProtocol.scoredScans)\n" }
         let drawing = estimators.filter(\.inputs.draws)
         if !protocols.isEmpty, seedList.count > 1, !drawing.isEmpty {
             printed += "real protocols: \(drawing.map(\.rawValue).joined(separator: ", ")) (which draw random numbers) ran once per seed, their figures pooled over the \(seedList.count) seeds; the other estimators, whose fixes no seed changes, once\n"

@@ -31,7 +31,7 @@ private struct Room { let number: Int }
         #expect(mine.exhibit.hasPrefix("the") && here.latitude > 0 && room.number == 7)
         guard case .unavailable(let reason, _) = locator.locate(rssi: Array(scan.prefix(2))) else { Issue.record("two beacons gave a fix"); return }
         let typed: IndoorLocator.LocationUnavailable = reason
-        #expect(typed == .tooFewBeacons(heard: 2, needed: 3))
+        if case .ambiguous = typed {} else { Issue.record("two beacons in the hall's middle: \(typed)") }
     }
 
     /// Every public type the module declares at its top level has its name in the class, and that name is the type itself.

@@ -141,7 +141,7 @@ import Testing
         let r = try indoorlab(["compare", "open-hall", "smart-home", "--seeds", "1", "--estimators", "bearing,ekf-smoother,proximity"])
         #expect(r.status == 0, "\(r.stderr)")
         let row = { (name: String) in r.stdout.split(separator: "\n").first { $0.contains(" \(name) ") && $0.contains("no") } ?? "" }
-        #expect(row("bearing").hasSuffix("no: 0.0% available in open-hall and 1 more (needs 90%)"), "\(r.stdout)")
+        #expect(row("bearing").hasSuffix("no: 0.0% available with 3+ heard in open-hall and 1 more (needs 90%)"), "\(r.stdout)")
         #expect(row("ekf-smoother").hasSuffix("no: offline (uses later scans)"), "\(r.stdout)")
         #expect(r.stdout.contains("overall (errors in metres; 1 seed)"), "\(r.stdout)")
     }
