@@ -11,3 +11,4 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_multimin.h>

@@ -1,7 +1,7 @@
 /// A survey: the mean RSSI of every beacon at known spots (a fingerprinting database). Built from a surveyed
 /// walk or grid (the calibration phone, a different seed than the one scored) or from a recording's
 /// calibration part; fingerprinting estimators match scans against it.
-public struct RadioMap: Sendable, Hashable {
+public struct SurveyMap: Sendable, Hashable {
     public let positions: [Point]
     public let beaconCount: Int
     /// Row-major [spot][beacon] mean RSSI, dBm; NaN where the beacon was not heard.

@@ -54,7 +54,7 @@ public struct EstimatorInputs: Sendable, Hashable {
         public static let headings = Sources(rawValue: 2)
         /// The venue's walls and their losses.
         public static let walls = Sources(rawValue: 4)
-        /// A survey of the venue (``Venue/radioMap``).
+        /// A survey of the venue (``Venue/survey``).
         public static let survey = Sources(rawValue: 8)
         /// The scans' order and times along a walk: trackers, which carry the walker from scan to scan.
         public static let motion = Sources(rawValue: 16)

@@ -2,7 +2,7 @@ import LabCore
 import LocatorEngine
 
 /// Fingerprinting, the family of products such as Anyplace and FIND: weighted k-nearest neighbours over the
-/// venue's survey (``Venue/radioMap``), with the phone's offset removed.
+/// venue's survey (``Venue/survey``), with the phone's offset removed.
 ///
 /// The distance between a scan and a survey spot is taken over the beacons both heard: the difference vector
 /// (scan − spot) is centred on its mean — a common offset cancels — and its mean square is the core of the
@@ -33,7 +33,7 @@ public final class FingerprintEstimator: PositionEstimator {
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
-        guard let map = venue.radioMap, !map.isEmpty, map.beaconCount == venue.beaconCount else {
+        guard let map = venue.survey, !map.isEmpty, map.beaconCount == venue.beaconCount else {
             return .noFix(.invalidInput("the venue has no survey (radio map) to match against"))
         }
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }

@@ -9,7 +9,7 @@ import LabResults
 /// beacons is not the one they were calibrated with.
 ///
 /// A protocol fits the path-loss law (P0, n, σ, and each beacon's P0 at that n) on its calibration part
-/// (``Calibration``), gives the scored part's venue that model and a survey (``RadioMap``) of the calibration
+/// (``Calibration``), gives the scored part's venue that model and a survey (``SurveyMap``) of the calibration
 /// part for fingerprinting, and scores the scored part's epochs that heard at least ``minimumBeaconsHeard``
 /// beacon. The bound is the offset-aware one: the scored phone's offset is unknown.
 public struct RealProtocol: Sendable {
@@ -22,6 +22,11 @@ public struct RealProtocol: Sendable {
     /// The same scored part with the matching calibration (fitted on itself): the reference a cross-calibrated
     /// result is compared with, not part of the winner rule.
     public var matched: Bool { calibration.info.name == scored.info.name }
+    /// Whether the calibration part's survey goes to the scored venue as a radio map (``RadioMapFit``): the protocol's
+    /// `-surveyed` reference.
+    public var surveyed = false
+    /// The estimators that read a venue's radio map: the surveyed references run only them.
+    public static let mapReaders: [EstimatorKind] = [.particleFilter, .particleSmoother]
 
     /// Scans with fewer beacons heard are not scored: every scan that heard a beacon is, so an estimator's availability is
     /// the share of those it answered (a tracker answers each; a one-scan fix those whose readings determine a position).
@@ -35,7 +40,11 @@ public struct RealProtocol: Sendable {
 
     /// The scored venue with the calibration part's radio model and survey.
     public func calibratedVenue() throws -> Venue {
-        let fit = RadioFit(try Calibration(calibration, perBeacon: true), fittedOn: calibration.info.name)
+        var fit = RadioFit(try Calibration(calibration, perBeacon: true), fittedOn: calibration.info.name)
+        if surveyed {
+            let map = try RadioMapFit(calibration, fit: fit)
+            fit.radioMap = RadioMapFile(map, beaconIDs: calibration.venue.beacons.map(\.id))
+        }
         let venue = fit.applied(to: scored.venue, readings: scored.rssi)
         var v = venue.venue
         let calibrationVenue = calibration.venue.venue
@@ -47,7 +56,7 @@ public struct RealProtocol: Sendable {
             e.readings = e.readings.compactMap { r in scoredIndex[r.beacon].map { RSSIReading(beacon: $0, t: r.t, rssi: r.rssi) } }
             return e
         }
-        v.radioMap = RadioMap(epochs: remapped, beaconCount: v.beaconCount)
+        v.survey = SurveyMap(epochs: remapped, beaconCount: v.beaconCount)
         return v
     }
 
@@ -174,9 +183,9 @@ extension Recording {
     }
 }
 
-/// The real datasets' protocols of one tournament (`compare --real DIR`): the protocols it scores, and the matched
-/// references (the same scans scored with a model fitted on themselves), which are printed beside them but are not
-/// part of the winner rule.
+/// The real datasets' protocols of one tournament (`compare --real DIR`): the protocols it scores, the matched
+/// references (the same scans scored with a model fitted on themselves) and the surveyed ones (with the calibration
+/// part's survey as a radio map), which are printed beside them but are not part of the winner rule.
 public struct RealProtocolSet: Sendable {
     /// The protocols the tournament scores.
     public var scored: [RealProtocol]
@@ -191,14 +200,26 @@ public struct RealProtocolSet: Sendable {
         let all = try RealProtocols.bundled(datasets: datasets, scratch: scratch, includeMatched: true)
         scored = all.filter { !$0.matched }
         matched = all.filter(\.matched)
+        surveyed = scored.map { p in
+            var s = p
+            s.name += "-surveyed"; s.summary += ", with the calibration part's survey as a radio map"; s.surveyed = true
+            return s
+        }
     }
+
+    /// Each scored protocol with its calibration part's survey as a radio map (``RealProtocol/surveyed``), printed beside it.
+    public var surveyed: [RealProtocol]
 
     /// Every estimator of `estimators` on every protocol: those that draw random numbers once per seed of `seeds`,
     /// the others once (``RealProtocol/run(estimators:seeds:)``). `progress` hears each scored protocol's name as it
     /// starts.
     public func run(estimators: [EstimatorKind], seeds: [UInt64], progress: (String) -> Void = { _ in })
         throws -> (results: [EpochResult], references: [(name: String, results: [EpochResult])]) {
-        let references = try matched.map { (name: $0.name, results: try $0.run(estimators: estimators, seeds: seeds)) }
+        var references = try matched.map { (name: $0.name, results: try $0.run(estimators: estimators, seeds: seeds)) }
+        let readers = estimators.filter(RealProtocol.mapReaders.contains)
+        if !readers.isEmpty {
+            references += try surveyed.map { (name: $0.name, results: try $0.run(estimators: readers, seeds: seeds)) }
+        }
         var results: [EpochResult] = []
         for p in scored {
             progress(p.name)

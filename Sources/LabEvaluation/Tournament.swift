@@ -72,7 +72,7 @@ public struct Tournament: Sendable {
         var venue = Venue(sim.scenario, condition: sim.condition)
         venue.seed = seed
         if survey {
-            venue.radioMap = RadioMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
+            venue.survey = SurveyMap(epochs: sim.survey(points: sim.testPoints(), seed: seed &+ surveySeedOffset), beaconCount: venue.beaconCount)
         }
         return venue
     }

@@ -17,6 +17,30 @@ public struct CalibrationReport: Encodable {
     var sensitivity: Double?
     /// The receiver's window dropout (``Calibration/dropout``); absent when too few windows could show it.
     var dropout: Calibration.Dropout?
+    /// The radio map's summary, with `--radio-map`.
+    public var radioMap: RadioMapSummary?
+
+    /// What `calibrate --radio-map` says of the map it fitted: its grid, and the median of the beacons' hyperparameters.
+    public struct RadioMapSummary: Encodable {
+        var spots: Int, beaconsMapped: Int, cellSize: Double, nx: Int, ny: Int
+        var medianLengthScale: Double, medianSignalSigma: Double, medianNoiseSigma: Double
+        public init(_ f: RadioMapFit) {
+            spots = f.spots; beaconsMapped = f.beaconsMapped; cellSize = f.map.cellSize; nx = f.map.nx; ny = f.map.ny
+            func median(_ values: [Double]) -> Double {
+                let v = values.sorted()
+                return v.isEmpty ? .nan : v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+            }
+            let h = Array(f.beacons.values)
+            medianLengthScale = median(h.map(\.lengthScale)); medianSignalSigma = median(h.map(\.signalSigma)); medianNoiseSigma = median(h.map(\.noiseSigma))
+        }
+        /// As a comment line after the radio block.
+        public var text: String {
+            "# radio map: \(beaconsMapped) beacons over \(spots) surveyed spots, each beacon's Gaussian process fitted by marginal likelihood "
+                + "(median length scale \(Format.fixed(medianLengthScale, 2)) m, σ_f \(Format.fixed(medianSignalSigma, 2)) dB, σ_n \(Format.fixed(medianNoiseSigma, 2)) dB); "
+                + "\(nx) × \(ny) nodes every \(Format.fixed(cellSize, 2)) m"
+        }
+    }
+
     public init(file: String, recording: String, _ c: Calibration) {
         self.file = file; self.recording = recording; threeDimensional = c.threeDimensional
         global = c.global; beacons = c.beacons; skippedBeacons = c.skippedBeacons; materials = c.materials; windowSplit = c.windowSplit

@@ -81,7 +81,8 @@ public enum LeaderboardTable {
     }
 
     /// Mean error under the cross-calibrated protocol against the same scans with the matching calibration
-    /// (the reference; not part of the winner rule).
+    /// (the reference; not part of the winner rule). `references` may hold others (``surveyedReference(_:references:)``'s): only
+    /// the `-matched` ones are read.
     public static func matchedReference(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> String {
         "\nreal data, cross-calibrated against the matching calibration (model fitted on the scored scans themselves; reference, not in the rule)\n"
             + TextTable.render(matchedReferenceRows(b, references: references))
@@ -89,17 +90,38 @@ public enum LeaderboardTable {
 
     /// The rows of ``matchedReference(_:references:)``, its header first.
     public static func matchedReferenceRows(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> [[String]] {
+        referenceRows(b, references: references, suffix: "-matched", column: "matched")
+    }
+
+    /// Mean error under each protocol against the same protocol with its calibration part's survey as a radio map, for the
+    /// estimators that read one (a reference, not part of the winner rule).
+    public static func surveyedReference(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> String {
+        "\nreal data, without and with the survey (the calibration part's survey as a radio map; reference, not in the rule)\n"
+            + TextTable.render(surveyedReferenceRows(b, references: references))
+    }
+
+    /// The rows of ``surveyedReference(_:references:)``, its header first.
+    public static func surveyedReferenceRows(_ b: Leaderboard, references: [(name: String, results: [EpochResult])]) -> [[String]] {
+        referenceRows(b, references: references, suffix: "-surveyed", column: "surveyed")
+    }
+
+    /// Per reference protocol named `<protocol><suffix>`, each estimator's mean error under the protocol, under the reference
+    /// and their ratio (protocol / reference: above 1, the reference does better); estimators the references did not run are
+    /// left out.
+    static func referenceRows(_ b: Leaderboard, references all: [(name: String, results: [EpochResult])], suffix: String, column: String) -> [[String]] {
+        let references = all.filter { $0.name.hasSuffix(suffix) }
         var rows = [["estimator"] + references.flatMap { r in
-            let cross = String(r.name.dropLast("-matched".count))
-            return ["\(cross) mean", "matched", "ratio"]
+            let cross = String(r.name.dropLast(suffix.count))
+            return ["\(cross) mean", column, "ratio"]
         }]
-        for e in b.overall.map(\.estimator) {
+        let ran = Set(references.flatMap { $0.results.map(\.estimator) })
+        for e in b.overall.map(\.estimator) where ran.contains(e) {
             var row = [e.rawValue]
             for r in references {
-                let cross = String(r.name.dropLast("-matched".count))
-                let matched = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
+                let cross = String(r.name.dropLast(suffix.count))
+                let reference = ErrorStatistics(errors: r.results.filter { $0.estimator == e }.compactMap(\.error), attempts: 1).mean
                 let crossMean = b.score(cross, e)?.stats.mean ?? .nan
-                row += [m(crossMean), m(matched), matched > 0 && crossMean.isFinite ? Format.fixed(crossMean / matched, 2) : "—"]
+                row += [m(crossMean), m(reference), reference > 0 && crossMean.isFinite ? Format.fixed(crossMean / reference, 2) : "—"]
             }
             rows.append(row)
         }

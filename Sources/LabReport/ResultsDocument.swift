@@ -126,10 +126,15 @@ public struct ResultsDocument {
             }
         }
 
-        if !references.isEmpty {
+        if references.contains(where: { $0.name.hasSuffix("-matched") }) {
             out += "\n## Real data against the matched calibration\n\nMean error under the protocol against the same scans"
                 + " scored with a model fitted on themselves (a reference, not part of the rule).\n\n"
             out += TextTable.markdown(LeaderboardTable.matchedReferenceRows(b, references: references))
+        }
+        if references.contains(where: { $0.name.hasSuffix("-surveyed") }) {
+            out += "\n## Real data with the survey\n\nMean error under each protocol without and with its calibration part's survey"
+                + " as a radio map (docs/real-data.md, \"The radio map\"), for the estimators that read one (a reference, not part of the rule).\n\n"
+            out += TextTable.markdown(LeaderboardTable.surveyedReferenceRows(b, references: references))
         }
 
         if !protocols.isEmpty {

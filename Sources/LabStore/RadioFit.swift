@@ -24,6 +24,8 @@ public struct RadioFit: Codable, Sendable, Hashable {
     public var dropout: Double?
     /// Where it was fitted (the recording's name).
     public var fittedOn: String
+    /// The venue's radio map, when the fit made one (`calibrate --radio-map`; nil in older files and otherwise).
+    public var radioMap: RadioMapFile?
 
     public init(p0: Double, exponent: Double, sigma: Double, beaconP0: [String: Double] = [:], fittedOn: String) {
         self.p0 = p0; self.exponent = exponent; self.sigma = sigma; self.beaconP0 = beaconP0; self.fittedOn = fittedOn
@@ -48,6 +50,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         if let materialLoss {
             for i in v.walls.indices { if let m = v.walls[i].material, let loss = materialLoss[m] { v.walls[i].loss = loss } }
         }
+        v.radioMap = radioMap?.map(beaconIDs: v.beacons.map(\.id))
         return v
     }
 
@@ -90,6 +93,7 @@ public struct RadioFit: Codable, Sendable, Hashable {
         for (m, v) in (fit.materialLoss ?? [:]).sorted(by: { $0.key < $1.key }) where !(v.isFinite && v >= 0) {
             throw InputError(file: path, field: "materialLoss.\(m)", "expected a loss ≥ 0 dB, found \(v)")
         }
+        if let map = fit.radioMap, let (field, problem) = map.problem() { throw InputError(file: path, field: "radioMap." + field, problem) }
         return fit
     }
 }
@@ -109,4 +113,68 @@ public struct ReceiverFloor: Sendable {
 
     /// The weakest reading, less half a dB when every reading was a whole dB; nil before any reading.
     public var value: Double? { weakest.map { whole ? $0 - 0.5 : $0 } }
+}
+
+/// A radio map as a fit file carries it (docs/real-data.md, "The radio map"): the grid, and per beacon id its Gaussian
+/// process's hyperparameters and its residual mean and that mean's σ at each node, row-major (node (i, j) at
+/// `originX + i·cellSize`, `originY + j·cellSize`, index `j·nx + i`), dB.
+public struct RadioMapFile: Codable, Sendable, Hashable {
+    public var originX: Double, originY: Double, cellSize: Double
+    public var nx: Int, ny: Int
+    /// Surveyed spots the map was fitted on.
+    public var spots: Int
+    public var beacons: [String: Field]
+
+    public struct Field: Codable, Sendable, Hashable {
+        /// The Gaussian process's length scale (m), signal σ_f and noise σ_n (dB).
+        public var lengthScale: Double, signalSigma: Double, noiseSigma: Double
+        public var mean: [Double]
+        public var sigma: [Double]
+    }
+
+    /// The most nodes a file may hold (a 1 m grid over 1 km²).
+    public static let maximumNodes = 1_000_000
+
+    /// `map` (in the order of `beaconIDs`), each mapped beacon with its hyperparameters (ℓ, σ_f, σ_n), every value rounded
+    /// to 0.01 dB.
+    public init(_ map: RadioMap, beaconIDs: [String], spots: Int, hyperparameters: (Int) -> (Double, Double, Double)?) {
+        originX = map.origin.x; originY = map.origin.y; cellSize = map.cellSize; nx = map.nx; ny = map.ny
+        self.spots = spots
+        func round(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+        var fields: [String: Field] = [:]
+        for (b, id) in beaconIDs.enumerated() where map.maps(beacon: b) {
+            guard let (l, f, n) = hyperparameters(b) else { continue }
+            fields[id] = Field(lengthScale: round(l), signalSigma: round(f), noiseSigma: round(n),
+                               mean: map.mean[b].map { round(Double($0)) }, sigma: map.variance[b].map { round(Double($0).squareRoot()) })
+        }
+        beacons = fields
+    }
+
+    /// The map for a venue with these beacons (by id; beacons it does not know get none).
+    public func map(beaconIDs: [String]) -> RadioMap {
+        let mean = beaconIDs.map { beacons[$0]?.mean.map(Float.init) ?? [] }
+        let variance = beaconIDs.map { beacons[$0]?.sigma.map { Float($0 * $0) } ?? [] }
+        return RadioMap(origin: Point(originX, originY), cellSize: cellSize, nx: nx, ny: ny, mean: mean, variance: variance)
+    }
+
+    /// What makes the file unusable: the field's path below `radioMap` and the problem; nil when it is usable.
+    public func problem() -> (String, String)? {
+        guard originX.isFinite, originY.isFinite else { return ("originX", "expected finite coordinates, found (\(originX), \(originY))") }
+        guard cellSize.isFinite, cellSize > 0 else { return ("cellSize", "expected a cell size > 0 m, found \(cellSize)") }
+        guard nx >= 1, ny >= 1, nx <= Self.maximumNodes / ny else {
+            return ("nx", "expected a grid of 1 to \(Self.maximumNodes) nodes, found \(nx) × \(ny)")
+        }
+        for (id, f) in beacons.sorted(by: { $0.key < $1.key }) {
+            for (name, v) in [("lengthScale", f.lengthScale), ("signalSigma", f.signalSigma), ("noiseSigma", f.noiseSigma)] where !(v.isFinite && v > 0) {
+                return ("beacons.\(id).\(name)", "expected a value > 0, found \(v)")
+            }
+            for (name, values) in [("mean", f.mean), ("sigma", f.sigma)] {
+                guard values.count == nx * ny else { return ("beacons.\(id).\(name)", "expected \(nx * ny) values (nx × ny), found \(values.count)") }
+                if let k = values.firstIndex(where: { !$0.isFinite || abs($0) > 100 || (name == "sigma" && $0 < 0) }) {
+                    return ("beacons.\(id).\(name)[\(k)]", "expected \(name == "sigma" ? "a σ in 0–100" : "a residual within ±100") dB, found \(values[k])")
+                }
+            }
+        }
+        return nil
+    }
 }

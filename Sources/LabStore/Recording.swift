@@ -77,6 +77,8 @@ public struct RecordedVenue: Sendable, Hashable {
     public var landmarks: [Landmark]
     public var rooms: [Room]
     public var walls: [Wall]
+    /// A radio map a fit brings (``RadioFit/applied(to:readings:)``); a recording stores none.
+    public var radioMap: RadioMap?
 
     public init(name: String, bounds: Rect, radio: RadioModel, beacons: [RecordedBeacon], landmarks: [Landmark] = [],
                 rooms: [Room] = [], walls: [Wall] = []) {
@@ -92,10 +94,12 @@ public struct RecordedVenue: Sendable, Hashable {
     /// The estimators' view, built exactly as `Venue(scenario)` builds it (per-beacon P0 falling back to the
     /// radio model's; heights relative to the receiver), so a simulated recording replays bit for bit.
     public var venue: Venue {
-        Venue(name: name, bounds: bounds, radio: radio, beaconIDs: beacons.map(\.id), beaconPositions: beacons.map(\.position),
-              beaconP0: beacons.map { radio.p0(beacon: $0.p0) },
-              beaconHeightOffset: beacons.map { radio.heightOffset(beaconHeight: $0.height) },
-              landmarks: landmarks, rooms: rooms, walls: walls)
+        var v = Venue(name: name, bounds: bounds, radio: radio, beaconIDs: beacons.map(\.id), beaconPositions: beacons.map(\.position),
+                      beaconP0: beacons.map { radio.p0(beacon: $0.p0) },
+                      beaconHeightOffset: beacons.map { radio.heightOffset(beaconHeight: $0.height) },
+                      landmarks: landmarks, rooms: rooms, walls: walls)
+        v.radioMap = radioMap
+        return v
     }
 
     public func beaconIndex(id: String) -> Int? { beacons.firstIndex { $0.id == id } }

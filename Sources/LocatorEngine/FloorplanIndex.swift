@@ -10,7 +10,9 @@ import LabCore
 /// - attenuation per beacon (when asked for): the path loss from the cell's centre, 10·n·log10 d (3-D) plus the
 ///   wall loss, for the filter's beacons not heard, whose detection probability is smooth enough for the cell's
 ///   resolution;
-/// - walls per cell (a uniform-grid spatial index): a step is tested only against the walls near it.
+/// - walls per cell (a uniform-grid spatial index): a step is tested only against the walls near it;
+/// - with a radio map (``Venue/radioMap``): its residual at the cell's centre taken off the wall loss and the attenuation
+///   (a reading there is expected that much stronger), and its variance per beacon and cell.
 package struct FloorplanIndex: Sendable {
     package let bounds: Rect
     package let cellSize: Double
@@ -21,8 +23,11 @@ package struct FloorplanIndex: Sendable {
     package let nx: Int, ny: Int
     /// [cell]: 1 where a walker can stand.
     let walkable: [UInt8]
-    /// [cell × ``beaconCount`` + beacon]: wall loss between the cell's centre and the beacon, dB.
+    /// [cell × ``beaconCount`` + beacon]: wall loss between the cell's centre and the beacon, less the radio map's
+    /// residual there, dB.
     let losses: [Float]
+    /// [cell × ``beaconCount`` + beacon]: the radio map's variance at the cell's centre, dB²; empty without a map.
+    let mapVariances: [Float]
     /// [cell × ``beaconCount`` + beacon]: 10·n·log10 d from the cell's centre to the beacon (3-D, d ≥ 1 cm) plus the wall loss, dB;
     /// empty unless asked for.
     let attenuations: [Float]
@@ -32,6 +37,8 @@ package struct FloorplanIndex: Sendable {
     let wx: Int, wy: Int
     package let walls: WallIndex
     let hasWalls: Bool
+    /// Whether the venue's radio map is in the grids.
+    package let hasMap: Bool
     /// The venue's beacons: the grids' stride per cell.
     package let beaconCount: Int
 
@@ -64,8 +71,13 @@ package struct FloorplanIndex: Sendable {
         hasWalls = !venue.walls.isEmpty
         // Cell-major: a particle reads every beacon's value at its cell from one or two cache lines.
         beaconCount = venue.beaconCount
-        let wallLosses = venue.walls.isEmpty ? [] : centres.flatMap { c in venue.beaconPositions.indices.map { Float(venue.wallLoss(beacon: $0, to: c)) } }
+        let map = venue.radioMap.flatMap { $0.beaconCount == venue.beaconCount ? $0 : nil }
+        let wallLosses = venue.walls.isEmpty && map == nil ? [] : centres.flatMap { c in
+            venue.beaconPositions.indices.map { Float(venue.wallLoss(beacon: $0, to: c) - (map?.residual(beacon: $0, at: c) ?? 0)) }
+        }
         losses = wallLosses
+        hasMap = map != nil
+        mapVariances = map.map { m in centres.flatMap { c in venue.beaconPositions.indices.map { Float(m.variance(beacon: $0, at: c)) } } } ?? []
         let k = 5 * venue.radio.exponent / log(10.0), beacons = venue.beaconCount
         attenuations = !withAttenuations ? [] : centres.indices.flatMap { c in
             venue.beaconPositions.indices.map { b in
@@ -131,8 +143,13 @@ package struct FloorplanIndex: Sendable {
     /// Calls `body` with the wall-loss and attenuation grids as pointers (nil when the venue has no walls, or the
     /// attenuations were not made), indexed [cell × ``beaconCount`` + beacon]: for inner loops that should not touch
     /// the arrays per lookup.
-    package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>?) -> R) -> R {
-        losses.withUnsafeBufferPointer { l in attenuations.withUnsafeBufferPointer { a in body(hasWalls ? l.baseAddress : nil, a.baseAddress) } }
+    /// The radio map's variances come third (nil without a map).
+    package func withGrids<R>(_ body: (_ losses: UnsafePointer<Float>?, _ attenuations: UnsafePointer<Float>?, _ mapVariances: UnsafePointer<Float>?) -> R) -> R {
+        losses.withUnsafeBufferPointer { l in
+            attenuations.withUnsafeBufferPointer { a in
+                mapVariances.withUnsafeBufferPointer { v in body(hasWalls || hasMap ? l.baseAddress : nil, a.baseAddress, hasMap ? v.baseAddress : nil) }
+            }
+        }
     }
 
     package var cellCount: Int { nx * ny }

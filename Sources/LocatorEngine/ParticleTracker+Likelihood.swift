@@ -130,7 +130,7 @@ extension ParticleTracker {
         let grid = floorplan.cells
         let t = terms
         precondition(m + u <= t.capacity, "a scan of more beacons than the venue has")
-        floorplan.withGrids { losses, attenuations in
+        floorplan.withGrids { losses, attenuations, mapVariances in
             let all = m + u
             var alive = 0.0
             for j in 0..<m { t.residualSum[j] = 0; t.residualSquareSum[j] = 0 }
@@ -194,15 +194,24 @@ extension ParticleTracker {
                 }
                 for j in 0..<m {
                     var r = t.residual[j]
+                    var half = t.halfPrecision[j], gap = t.tailPrecisionGap[j], core = t.logCoreScale[j], tailRatio = t.logTailRatio[j]
+                    var detection = t.inverseDetectionSpread[j]
+                    // The radio map's variance at the particle's cell is model error on top of the reading's own.
+                    if let mapVariances, case let mv = Double(mapVariances[row + t.beacon[j]]), mv > 0 {
+                        let v = errorVariance?[t.beacon[j]] ?? 0, s2 = t.ownVariance[j] + v + mv, w2 = s2 + wide2
+                        half = 0.5 / s2; gap = half - 0.5 / w2
+                        core = log((1 - eps) / s2.squareRoot()); tailRatio = log(eps / w2.squareRoot()) - core
+                        detection = 1 / (maximum2 + model2 + v + mv).squareRoot()
+                    }
                     if field {
-                        ll += tables.logSurvival((t.headroom[j] + r - lift) * t.inverseDetectionSpread[j])   // heard
+                        ll += tables.logSurvival((t.headroom[j] + r - lift) * detection)   // heard
                         let alpha = (t.headroom[j] + r) * inverseSigma
                         if alpha > -6 { r -= sigma * tables.hazard(alpha) }
                     }
                     t.residualSum[j] += pw[i] * r; t.residualSquareSum[j] += pw[i] * r * r
                     let r2 = r * r
-                    let (tail, outlier) = softplus(r2 * t.tailPrecisionGap[j] + t.logTailRatio[j])
-                    ll += t.logCoreScale[j] - r2 * t.halfPrecision[j] + tail
+                    let (tail, outlier) = softplus(r2 * gap + tailRatio)
+                    ll += core - r2 * half + tail
                     // The beacon's error learns from the reading as far as the reading is not an outlier.
                     if let learned { learned[t.beacon[j]] += t.gain[j] * r * (1 - outlier) }
                 }

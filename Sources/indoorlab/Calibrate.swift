@@ -18,6 +18,8 @@ struct Calibrate: ParsableCommand {
         Example:
           indoorlab calibrate out/danis.sqlite --per-beacon \\
               --plot out/danis-calibration.png
+          indoorlab calibrate out/uji-tx-4.sqlite --per-beacon --radio-map \\
+              --save-fit out/uji-fit.json
         """)
 
     @Argument(help: "Recording file.")
@@ -34,6 +36,9 @@ struct Calibrate: ParsableCommand {
 
     @Flag(help: "Store the fitted P0, exponent, σ, model error, sensitivity, dropout and the walls' losses per material (and, with --per-beacon, each beacon's P0) in the recording.")
     var apply = false
+
+    @Flag(name: .customLong("radio-map"), help: "Also fit the venue's radio map from the recording's ground truth: each beacon's residual from the fitted law, smoothed across the venue by Gaussian-process regression (length scale and noise by marginal likelihood). --save-fit carries it; 'replay --radio' and the particle filter use it.")
+    var radioMap = false
 
     @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity, dropout and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
     var saveFit: String?
@@ -72,16 +77,30 @@ struct Calibrate: ParsableCommand {
         if c.global.samples < Calibration.minimumBeaconSamples {
             printError("warning: \(file): only \(c.global.samples) RSSI samples with ground truth: too few to calibrate on (a beacon's own fit needs \(Calibration.minimumBeaconSamples)); the standard errors say how little the fit is known")
         }
+        var fit = RadioFit(c, fittedOn: r.info.name, rounded: true)
+        var mapSummary: CalibrationReport.RadioMapSummary?
+        if radioMap {
+            do {
+                let map = try RadioMapFit(r, fit: fit)
+                fit.radioMap = RadioMapFile(map, beaconIDs: r.venue.beacons.map(\.id))
+                mapSummary = CalibrationReport.RadioMapSummary(map)
+            } catch let e as CalibrationError {
+                printError("error: \(file): cannot fit a radio map: \(e)")
+                throw badInputExit
+            }
+        }
         if json {
-            try writeOutput(jsonString(CalibrationReport(file: file, recording: r.info.name, c)), to: nil)
+            var report = CalibrationReport(file: file, recording: r.info.name, c)
+            report.radioMap = mapSummary
+            try writeOutput(jsonString(report), to: nil)
         } else {
             print(CalibrationText.yaml(c, file: file, recording: r))
+            if let mapSummary { print(mapSummary.text) }
         }
         if let plot {
             let paths = try drawPlot(c, recording: r, to: plot)
             if !json { paths.forEach { print("# plot: \($0)") } }
         }
-        let fit = RadioFit(c, fittedOn: r.info.name, rounded: true)
         if let saveFit {
             try reportingInputErrors { try fit.write(to: saveFit) }
             if !json { print("# fit written to \(saveFit)") }
@@ -93,7 +112,8 @@ struct Calibrate: ParsableCommand {
                                                materialLoss: fit.materialLoss ?? [:])
             }
             if !json {
-                print("# applied to \(file)" + (r.baselines.isEmpty ? "" : " (its baselines were made with the old radio model: refresh them with 'replay --update-baseline')"))
+                print("# applied to \(file)" + (r.baselines.isEmpty ? "" : " (its baselines were made with the old radio model: refresh them with 'replay --update-baseline')")
+                      + (radioMap ? "; the radio map is not stored in a recording: --save-fit carries it" : ""))
             }
         }
     }

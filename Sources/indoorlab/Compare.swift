@@ -163,7 +163,8 @@ struct Compare: ParsableCommand {
         if !protocols.isEmpty, seedList.count > 1, !drawing.isEmpty {
             printed += "real protocols: \(drawing.map(\.rawValue).joined(separator: ", ")) (which draw random numbers) ran once per seed, their figures pooled over the \(seedList.count) seeds; the other estimators, whose fixes no seed changes, once\n"
         }
-        if !references.isEmpty { printed += LeaderboardTable.matchedReference(board, references: references) + "\n" }
+        if references.contains(where: { $0.name.hasSuffix("-matched") }) { printed += LeaderboardTable.matchedReference(board, references: references) + "\n" }
+        if references.contains(where: { $0.name.hasSuffix("-surveyed") }) { printed += LeaderboardTable.surveyedReference(board, references: references) + "\n" }
         if let report {
             let document = ResultsDocument(command: commandLine, leaderboard: board, protocols: protocols.map { ($0.name, $0.summary) },
                                            references: references, printed: printed)

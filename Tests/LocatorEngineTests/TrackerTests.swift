@@ -336,7 +336,7 @@ import LabResults
                 let dz = venue.beaconHeightOffset[beacon]
                 let expected = 10 * venue.radio.exponent * log10(max((dx * dx + dy * dy + dz * dz).squareRoot(), 0.01))
                     + venue.walls.loss(from: venue.beaconPositions[beacon], to: centre)
-                let grid = try #require(index.withGrids { _, attenuations in attenuations.map { Double($0[c * index.beaconCount + beacon]) } })
+                let grid = try #require(index.withGrids { _, attenuations, _ in attenuations.map { Double($0[c * index.beaconCount + beacon]) } })
                 #expect(abs(grid - expected) < 1e-4 * max(1, abs(expected)), "beacon \(beacon), cell \(c)")
             }
         }
