@@ -95,12 +95,15 @@ public final class IndoorLocator: @unchecked Sendable {
     ///   - rooms: the venue's rooms; a fix names the room it falls in.
     ///   - area: the venue's width (x) and depth (y) in metres; fixes are kept inside it. Nil: the
     ///     beacons' bounding box grown by 10 m on each side.
+    ///   - radioMap: the venue's radio map, from a survey (``RadioMap``): the stream's tracker expects it. Its beacons must be
+    ///     among `beacons`.
     ///   - seed: the stream's tracker draws random numbers (its particles) from this seed: the same seed and the same
     ///     measurements give the same locations.
     /// - Throws: ``/IndoorLocator/LocatorError`` when fewer than 3 beacons are given, an identity repeats or is empty, a value is not
     ///   finite, or the beacons span more than a `Double` can measure.
     public init(beacons: [BeaconPlacement], pathLoss: PathLossModel = PathLossModel(), friezes: [Frieze] = [],
-                walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil, seed: UInt64 = 0) throws {
+                walls: [WallSegment] = [], rooms: [Room] = [], area: (width: Double, depth: Double)? = nil, radioMap: RadioMap? = nil,
+                seed: UInt64 = 0) throws {
         guard beacons.count >= 3 else { throw LocatorError("need at least 3 beacons, got \(beacons.count)") }
         var index: [BeaconIdentity: Int] = [:]
         for (i, b) in beacons.enumerated() {
@@ -175,6 +178,12 @@ public final class IndoorLocator: @unchecked Sendable {
         venue.seed = seed
         venue.beaconSpread = pathLoss.beaconPowerSigma
         venue.body = BodyShadowing(loss: pathLoss.bodyLoss, halfAngle: pathLoss.bodyHalfAngle)
+        if let radioMap {
+            if let stranger = radioMap.fields.keys.map(\.description).sorted().first(where: { id in !beacons.contains { $0.identity.description == id } }) {
+                throw LocatorError("radioMap: beacon \(stranger) is not among the beacons")
+            }
+            venue.radioMap = radioMap.engineMap(beacons: beacons)
+        }
         self.venue = venue
         engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt(finishesWithNewton: true))
         tracker = ParticleTracker(venue: venue, solver: LevenbergMarquardt())

@@ -49,6 +49,8 @@ extension IndoorLocator {
     public typealias LocationOutcome = _IndoorLocatorLocationOutcome
     /// The module's `LocatorError`, by a name an app's own `LocatorError` does not shadow: `IndoorLocator.LocatorError`.
     public typealias LocatorError = _IndoorLocatorLocatorError
+    /// The module's `RadioMap`, by a name an app's own `RadioMap` does not shadow: `IndoorLocator.RadioMap`.
+    public typealias RadioMap = _IndoorLocatorRadioMap
 }
 
 /// The module's `Position` for ``IndoorLocator/IndoorLocator/Position`` to name (not for apps: hidden by its underscore).
@@ -91,3 +93,5 @@ public typealias _IndoorLocatorLocationUnavailable = LocationUnavailable
 public typealias _IndoorLocatorLocationOutcome = LocationOutcome
 /// The module's `LocatorError` for ``IndoorLocator/IndoorLocator/LocatorError`` to name (not for apps: hidden by its underscore).
 public typealias _IndoorLocatorLocatorError = LocatorError
+/// The module's `RadioMap` for ``IndoorLocator/IndoorLocator/RadioMap`` to name (not for apps: hidden by its underscore).
+public typealias _IndoorLocatorRadioMap = RadioMap

@@ -10,7 +10,7 @@ extension IndoorLocator {
     /// gives uuid, major and minor; otherwise the beacon's `id` as a string identity), radio model, bounds,
     /// walls, rooms and friezes.
     /// - Throws: ``LocatorError`` naming the file, line and field of any problem.
-    /// - Parameter seed: the stream's particles draw from it (``IndoorLocator/init(beacons:pathLoss:friezes:walls:rooms:area:seed:)``).
+    /// - Parameter seed: the stream's particles draw from it (``IndoorLocator/init(beacons:pathLoss:friezes:walls:rooms:area:radioMap:seed:)``).
     public convenience init(scenarioAt path: String, seed: UInt64 = 0) throws {
         let s: Scenario
         do { s = try ScenarioLoader.load(path: path) } catch { throw LocatorError("\(error)") }
