@@ -12,15 +12,21 @@ internal import LabCore
 public struct RadioMap: Sendable, Hashable {
     /// One beacon's map: the residual mean at each node and that mean's σ, dB.
     public struct Field: Sendable, Hashable {
+        /// The residual's mean at each node (row-major), dB: the reading is expected that much above the law.
         public var mean: [Double]
+        /// That mean's σ at each node, dB: model error on top of the path-loss model's.
         public var sigma: [Double]
         /// Creates a field.
         public init(mean: [Double], sigma: [Double]) { self.mean = mean; self.sigma = sigma }
     }
 
+    /// Node (0, 0), metres.
     public var origin: Position
+    /// The nodes' spacing, metres.
     public var cellSize: Double
+    /// Nodes along x.
     public var columns: Int
+    /// Nodes along y.
     public var rows: Int
     /// Per beacon; a beacon without a field follows the law.
     public var fields: [BeaconIdentity: Field]
