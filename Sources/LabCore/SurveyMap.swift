@@ -34,4 +34,27 @@ public struct SurveyMap: Sendable, Hashable {
     }
 
     public var isEmpty: Bool { positions.isEmpty }
+
+    /// A survey read off a radio map: one spot per grid node inside the venue (inside a room, when it has rooms), each
+    /// mapped beacon's reading there the law's mean (its P0, n, the walls) plus the map's residual, and NaN (not heard)
+    /// where that falls below the sensitivity or the beacon has no map. What fingerprinting matches against when a venue
+    /// has a radio map but no survey of its own (``FingerprintEstimator``, `replay --radio FIT`).
+    public init(radioMap map: RadioMap, venue: Venue) {
+        var positions: [Point] = [], rssi: [Double] = []
+        for j in 0..<map.ny {
+            for i in 0..<map.nx {
+                let p = Point(map.origin.x + Double(i) * map.cellSize, map.origin.y + Double(j) * map.cellSize)
+                guard venue.bounds.contains(p), venue.rooms.isEmpty || venue.roomIndex(at: p) != nil else { continue }
+                positions.append(p)
+                for b in 0..<venue.beaconCount {
+                    guard map.maps(beacon: b) else { rssi.append(.nan); continue }
+                    let c = venue.beaconPositions[b], dz = venue.beaconHeightOffset[b]
+                    let d = max(((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + dz * dz).squareRoot(), 0.1)
+                    let mean = venue.radio.meanRSSI(distance: d, p0: venue.beaconP0[b]) - venue.wallLoss(beacon: b, to: p) + map.residual(beacon: b, at: p)
+                    rssi.append(mean >= venue.radio.sensitivity ? mean : .nan)
+                }
+            }
+        }
+        self.init(positions: positions, beaconCount: venue.beaconCount, rssi: rssi)
+    }
 }

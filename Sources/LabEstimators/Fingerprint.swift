@@ -8,7 +8,8 @@ import LocatorEngine
 /// (scan − spot) is centred on its mean — a common offset cancels — and its mean square is the core of the
 /// distance; each beacon heard on one side only adds ``mismatchPenalty``. Spots sharing fewer than
 /// ``minimumCommon`` beacons with the scan (fewer if the scan heard fewer) are skipped. The fix is the mean of the
-/// ``neighbours`` nearest spots weighted by 1/(distance + 0.1 dB). Without a survey: no fix.
+/// ``neighbours`` nearest spots weighted by 1/(distance + 0.1 dB). A venue with a radio map (``Venue/radioMap``) but no
+/// survey is matched against the map's grid (``SurveyMap/init(radioMap:venue:)``). Without either: no fix.
 public final class FingerprintEstimator: PositionEstimator {
     public static let name = "fingerprint"
     public static let summary = "weighted k-nearest neighbours over a survey, RSSI differences (offset cancels)"
@@ -22,18 +23,21 @@ public final class FingerprintEstimator: PositionEstimator {
     public static let mismatchPenalty = 100.0
 
     let venue: Venue
+    /// The venue's survey, or one read off its radio map.
+    let survey: SurveyMap?
     private var scan: [Double]
     private var best: [(distance: Double, spot: Int)] = []
 
     public init(venue: Venue) {
         self.venue = venue
+        survey = venue.survey ?? venue.radioMap.flatMap { $0.beaconCount == venue.beaconCount ? SurveyMap(radioMap: $0, venue: venue) : nil }
         scan = [Double](repeating: .nan, count: venue.beaconCount)
         best.reserveCapacity(Self.neighbours + 1)
     }
 
     public func locate(_ observation: Observation) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
-        guard let map = venue.survey, !map.isEmpty, map.beaconCount == venue.beaconCount else {
+        guard let map = survey, !map.isEmpty, map.beaconCount == venue.beaconCount else {
             return .noFix(.invalidInput("the venue has no survey (radio map) to match against"))
         }
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }

@@ -67,8 +67,8 @@ public enum RecordingReplay {
     public static func whyNoFix(_ kind: EstimatorKind, venue: Venue, results: [EpochResult]) -> String? {
         guard !results.isEmpty, !results.contains(where: { $0.fix != nil }) else { return nil }
         let inputs = kind.inputs
-        if inputs.uses.contains(.survey) && venue.survey == nil {
-            return "needs a survey of the venue (a radio map), and there is none: compare surveys simulated venues; a real recording's survey comes from its calibration part"
+        if inputs.uses.contains(.survey) && venue.survey == nil && venue.radioMap == nil {
+            return "needs a survey of the venue, and there is none: compare surveys simulated venues; a real recording's survey comes from its calibration part, or give 'replay --radio' a fit made with 'calibrate --radio-map'"
         }
         if inputs.minimumBeacons == 0, inputs.uses.contains(.headings) {
             if venue.friezes.isEmpty { return "needs headings toward friezes, and the venue has none" }

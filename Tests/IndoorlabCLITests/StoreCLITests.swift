@@ -40,7 +40,7 @@ import LabResults
         // An estimator with no fix at all says what it lacks, in the table's notes and in the JSON.
         let none = try indoorlab(["replay", file, "--estimators", "fingerprint,bearing,proximity"])
         #expect(none.status == 0, "\(none.stderr)")
-        #expect(none.stdout.contains("fingerprint: needs a survey of the venue (a radio map), and there is none"), "\(none.stdout)")
+        #expect(none.stdout.contains("fingerprint: needs a survey of the venue, and there is none"), "\(none.stdout)")
         #expect(none.stdout.contains("bearing: needs headings toward friezes, and the venue has none"), "\(none.stdout)")
         #expect(!none.stdout.contains("proximity: "), "\(none.stdout)")
         let noneJSON = try indoorlab(["replay", file, "--estimators", "fingerprint,proximity", "--json"])
@@ -48,6 +48,16 @@ import LabResults
                                         as? [[String: Any]])?.first?["scores"] as? [[String: Any]])
         #expect((noneScores.first { $0["estimator"] as? String == "fingerprint" }?["noFix"] as? String)?.hasPrefix("needs a survey") == true)
         #expect(noneScores.first { $0["estimator"] as? String == "proximity" }?["noFix"] == nil)
+        // A fit with the recording's radio map brings fingerprinting a survey: the map's grid.
+        let fit = try indoorlab(["calibrate", file, "--per-beacon", "--radio-map", "--save-fit", dir + "/fit.json"])
+        #expect(fit.status == 0 && fit.stdout.contains("# radio map: 8 beacons over"), "\(fit.stdout)\(fit.stderr)")
+        let mapped = try indoorlab(["replay", file, "--radio", dir + "/fit.json", "--estimators", "fingerprint,particle-filter", "--json"])
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        let mappedScores = try #require(((try JSONSerialization.jsonObject(with: Data(mapped.stdout.utf8)) as? [String: Any])?["recordings"]
+                                          as? [[String: Any]])?.first?["scores"] as? [[String: Any]])
+        let fingerprint = try #require(mappedScores.first { $0["estimator"] as? String == "fingerprint" })
+        #expect(fingerprint["noFix"] == nil && ((fingerprint["availability"] as? Double) ?? 0) > 0.9, "\(fingerprint)")
+        try FileManager.default.removeItem(atPath: dir + "/fit.json")
 
         // Store baselines: replay passes; tighten one beyond what the estimator achieves: exit 1, named.
         let update = try indoorlab(["replay", file, "--estimators", "least-squares,proximity", "--update-baseline"])
