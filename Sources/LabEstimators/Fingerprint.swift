@@ -38,7 +38,7 @@ public final class FingerprintEstimator: PositionEstimator {
     public func locate(_ observation: Observation) -> EstimateOutcome {
         if let problem = observation.problem(beaconCount: venue.beaconCount) { return .noFix(.invalidInput(problem)) }
         guard let map = survey, !map.isEmpty, map.beaconCount == venue.beaconCount else {
-            return .noFix(.invalidInput("the venue has no survey (radio map) to match against"))
+            return .noFix(.invalidInput("the venue has no survey or radio map to match against"))
         }
         guard !observation.beacons.isEmpty else { return .noFix(.tooFewBeacons(heard: 0, needed: 1)) }
         for i in scan.indices { scan[i] = .nan }

@@ -25,8 +25,10 @@ public struct RealProtocol: Sendable {
     /// Whether the calibration part's survey goes to the scored venue as a radio map (``RadioMapFit``): the protocol's
     /// `-surveyed` reference.
     public var surveyed = false
-    /// The estimators that read a venue's radio map: the surveyed references run only them.
-    public static let mapReaders: [EstimatorKind] = [.particleFilter, .particleSmoother]
+    /// The estimators the surveyed references run: the library's two (the stream's particle filter and the one-scan
+    /// fix), the particle smoother and the ekf, which read a venue's radio map. (Every model-based fit reads it; fingerprint
+    /// has the survey itself either way.)
+    public static let mapReaders: [EstimatorKind] = [.particleFilter, .particleSmoother, .offsetLearning, .ekf]
 
     /// Scans with fewer beacons heard are not scored: every scan that heard a beacon is, so an estimator's availability is
     /// the share of those it answered (a tracker answers each; a one-scan fix those whose readings determine a position).

@@ -82,7 +82,7 @@ extension FixModel {
         var wall = Pair()
         if hasWalls {
             for l in 0..<2 where i + l < rssiCount {
-                wall[l] = wallLoss(from: Point(heard.x[i + l], heard.y[i + l]), to: Point(x, y), fan: heard.fan[i + l])
+                wall[l] = wallLoss(from: Point(heard.x[i + l], heard.y[i + l]), to: Point(x, y), fan: heard.fan[i + l], beacon: heard.beacon[i + l])
             }
         }
         return (dx, dy, d2, wall)

@@ -10,7 +10,10 @@ package struct FixModel {
     /// Unmanaged: the problem holds the walls, and a model copied per residual evaluation then retains nothing; each
     /// query borrows it without a retain and release (an `unowned(unsafe)` reference took both per call).
     let walls: Unmanaged<WallIndex>?
-    /// Whether there is a wall to cross: a venue without walls skips the call (and the reference it would take) per term.
+    /// The venue's radio map, borrowed like the walls.
+    let radioMap: Unmanaged<RadioMapBox>?
+    /// Whether a term's mean has more than the law in it — a wall to cross, or a radio map: a venue without either skips
+    /// the call (and the reference it would take) per term.
     let hasWalls: Bool
     let exponent: Double, sigma: Double, sensitivity: Double, packetLoss: Double, dropout: Double
     let truncated: Bool
@@ -54,13 +57,14 @@ package struct FixModel {
         (u.0, u.1, unknowns == 3 ? u.2 - FixModel.offsetShift : 0)
     }
 
-    init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, exponent: Double, sigma: Double, sensitivity: Double,
+    init(unknowns: Int, domain: FixProblem.Domain, walls: WallIndex?, radioMap: RadioMapBox? = nil, exponent: Double, sigma: Double, sensitivity: Double,
          packetLoss: Double, dropout: Double, truncated: Bool,
          heard: FixProblem.HeardTerms, rssiCount: Int, ranged: FixProblem.RangedTerms, rangeCount: Int,
          censored: FixProblem.CensoredTerms, censoredCount: Int, bearings: FixProblem.BearingTerms, bearingCount: Int,
          prior: (mean: Double, sigma: Double)?, statePrior: StatePrior?, slopePoint: Buffer) {
         self.unknowns = unknowns; self.domain = domain; self.walls = walls.map { Unmanaged.passUnretained($0) }; self.exponent = exponent; self.sigma = sigma
-        hasWalls = walls.map { !$0.isEmpty } ?? false
+        self.radioMap = radioMap.map { Unmanaged.passUnretained($0) }
+        hasWalls = (walls.map { !$0.isEmpty } ?? false) || radioMap != nil
         self.sensitivity = sensitivity; self.packetLoss = packetLoss; self.dropout = dropout; self.truncated = truncated
         untruncatedFrom = sensitivity + TruncatedNormal.untruncatedBeyond * sigma
         halfTenNOverLn10 = 5 * exponent / 2.302585092994046
@@ -83,7 +87,7 @@ package struct FixModel {
     package func standardisedRSSIResidual(_ i: Int, at s: FixProblem.Solution) -> Double {
         let dx = s.position.x - heard.x[i], dy = s.position.y - heard.y[i]
         let d2 = max(dx * dx + dy * dy + heard.heightOffset[i] * heard.heightOffset[i], 1e-12)
-        let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: s.position, fan: heard.fan[i])
+        let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: s.position, fan: heard.fan[i], beacon: heard.beacon[i])
         return (heard.rssi[i] - heardMean(heard.p0[i] + s.offset - halfTenNOverLn10 * log(d2) - wallLoss).m) / sigma
     }
 
@@ -98,10 +102,13 @@ package struct FixModel {
     }
 
     /// The loss of the walls between a beacon at `p` and the phone at `q`, dB (0 without walls): through the beacon's
-    /// fan when it has one (`fan` ≥ 0; the same value).
-    @inline(__always) func wallLoss(from p: Point, to q: Point, fan: Double) -> Double {
+    /// fan when it has one (`fan` ≥ 0; the same value); less the radio map's residual of the venue's beacon `beacon`
+    /// at `q` (≥ 0: a term whose beacon has a map), which the model treats like the walls (piecewise smooth, no gradient).
+    @inline(__always) func wallLoss(from p: Point, to q: Point, fan: Double, beacon: Double = -1) -> Double {
         guard hasWalls else { return 0 }
-        return walls!._withUnsafeGuaranteedRef { fan >= 0 ? $0.loss(fromOrigin: Int(fan), to: q) : $0.loss(from: p, to: q) }
+        var loss = walls?._withUnsafeGuaranteedRef { fan >= 0 ? $0.loss(fromOrigin: Int(fan), to: q) : $0.loss(from: p, to: q) } ?? 0
+        if beacon >= 0, let radioMap { loss -= radioMap._withUnsafeGuaranteedRef { $0.map.residual(beacon: Int(beacon), at: q) } }
+        return loss
     }
 
     /// The mean of readings with model mean μ that cleared the sensitivity, and its derivative in μ
@@ -143,7 +150,7 @@ package struct FixModel {
             switch domain {
             case .rssi:
                 // Wall losses are piecewise constant in p: they shift the model, not its derivative.
-                let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: Point(x, y), fan: heard.fan[i])
+                let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: Point(x, y), fan: heard.fan[i], beacon: heard.beacon[i])
                 let term = rssiTerm(i, mean: heard.p0[i] + delta - k * log(d2) - wallLoss)
                 heard.meanSlope[i] = term.slope
                 out[i] = term.r
@@ -224,7 +231,7 @@ package struct FixModel {
                 if truncated && cached {
                     w *= heard.meanSlope[i]
                 } else if truncated {
-                    let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: Point(x, y), fan: heard.fan[i])
+                    let wallLoss = wallLoss(from: Point(heard.x[i], heard.y[i]), to: Point(x, y), fan: heard.fan[i], beacon: heard.beacon[i])
                     w *= heardMean(heard.p0[i] + delta - halfTenNOverLn10 * log(d2) - wallLoss).slope
                 }
                 row[0] = c * dx / d2 * w

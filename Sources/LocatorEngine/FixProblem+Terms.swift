@@ -19,6 +19,8 @@ extension FixProblem {
         /// The beacon as an origin of the walls' fans (``WallIndex/loss(fromOrigin:to:)``), −1 when its position is not
         /// one (the wall loss is then found by the plain query).
         let fan: UnsafeMutablePointer<Double>
+        /// The beacon's index in the venue, for its radio map (−1: none).
+        let beacon: UnsafeMutablePointer<Double>
     }
 
     /// The measured ranges' columns (UWB, Channel Sounding, Wi-Fi RTT), one ranged beacon per term.

@@ -38,6 +38,8 @@ package final class FixProblem {
     package var modelError: Double { get { state.pointee.modelError } set { state.pointee.modelError = newValue } }
     /// Walls whose losses the RSSI model includes (nil: free-space model).
     package let walls: WallIndex?
+    /// The venue's radio map, when the problem was made for a venue with one (``init(venue:domain:walls:estimatesOffset:solver:)``).
+    package private(set) var radioMap: RadioMapBox?
     package let exponent: Double
     package let sigma: Double
     /// Receiver sensitivity and packet loss, for censored terms.
@@ -121,15 +123,15 @@ package final class FixProblem {
         // Each buffer has one slot more than the terms it holds: the pair loops (``FixModel/Pair``) read the slot after
         // the last term, whose weight is 0 (``addRSSI(position:heightOffset:p0:rssi:count:)`` clears it).
         let stride = m + 1
-        let block = UnsafeMutablePointer<Double>.allocate(capacity: 21 * stride + 4)
-        block.initialize(repeating: 0, count: 21 * stride + 4)
+        let block = UnsafeMutablePointer<Double>.allocate(capacity: 23 * stride + 4)
+        block.initialize(repeating: 0, count: 23 * stride + 4)
         let slice = { (k: Int) in block + k * stride }
         heard = HeardTerms(x: slice(0), y: slice(1), heightOffset: slice(2), p0: slice(3), rssi: slice(4), weight: slice(5),
-                           rssiDistance: slice(6), robustWeight: slice(7), meanSlope: slice(18), fan: slice(19))
+                           rssiDistance: slice(6), robustWeight: slice(7), meanSlope: slice(18), fan: slice(19), beacon: slice(21))
         ranged = RangedTerms(x: slice(8), y: slice(9), heightOffset: slice(10), distance: slice(11), weight: slice(12))
         censored = CensoredTerms(x: slice(13), y: slice(14), heightOffset: slice(15), p0: slice(16), missedAdvertisements: slice(17),
                                  fan: slice(20))
-        slopePoint = slice(21)
+        slopePoint = slice(22)   // 4 slots: the block's last
         rayEnds.initialize(repeating: .zero, count: FixProblem.regionRays)
         regionTerms = .allocate(capacity: ProfiledCost.storage(forTerms: m))
         regionTerms.initialize(repeating: .zero, count: ProfiledCost.storage(forTerms: m))
@@ -147,6 +149,7 @@ package final class FixProblem {
         self.init(capacity: venue.beaconCount, exponent: venue.radio.exponent, sigma: venue.radio.sigma, domain: domain,
                   walls: walls, estimatesOffset: estimatesOffset, solver: solver)
         correlatedShadowing = venue.radio.correlationDistance != nil
+        radioMap = venue.radioMap.flatMap { $0.beaconCount == venue.beaconCount ? RadioMapBox($0) : nil }
         modelError = venue.radio.modelError
         sensitivity = venue.radio.sensitivity
         packetLoss = venue.radio.packetLoss
@@ -170,13 +173,17 @@ package final class FixProblem {
         rssiCount + rangeCount + censoredCount + bearingCount + (offsetPrior != nil && estimatesOffset ? 1 : 0) + (statePrior != nil ? unknowns : 0)
     }
 
-    package func addRSSI(position: Point, heightOffset: Double, p0: Double, rssi: Double, count: Int) {
+    /// One RSSI term: a mean reading `rssi` of `count` readings of a beacon at `position`. With the venue's `beacon` index
+    /// and a radio map (``radioMap``), the map's residual joins the term's mean wherever the model is evaluated, and
+    /// `mapVariance` (the map's variance near the phone) its variance.
+    package func addRSSI(position: Point, heightOffset: Double, p0: Double, rssi: Double, count: Int, beacon: Int = -1, mapVariance: Double = 0) {
         let i = rssiCount
         precondition(i < termCapacity, "more RSSI terms than beacons")
         heard.x[i] = position.x; heard.y[i] = position.y; heard.heightOffset[i] = heightOffset; heard.p0[i] = p0; heard.rssi[i] = rssi
         heard.fan[i] = fanOrigin(of: position)
+        heard.beacon[i] = radioMap?.map.maps(beacon: beacon) == true ? Double(beacon) : -1
         let k = correlatedShadowing ? 1 : Double(max(count, 1))
-        heard.weight[i] = 1 / (sigma * sigma / k + modelError * modelError).squareRoot()
+        heard.weight[i] = 1 / (sigma * sigma / k + modelError * modelError + mapVariance).squareRoot()
         // The range domain's distance (a pow per term: only that domain reads it).
         if domain == .range {
             heard.rssiDistance[i] = RadioModel.distance(rssi: rssi, p0: p0, exponent: exponent)
@@ -188,10 +195,12 @@ package final class FixProblem {
     }
 
     /// One RSSI term per beacon observed, with the venue's beacon position, height and power.
-    package func addRSSI(_ observations: [BeaconObservation], venue: Venue) {
+    /// With a radio map, each term's map variance is taken `near` that point (the fit's start) when given.
+    package func addRSSI(_ observations: [BeaconObservation], venue: Venue, near: Point? = nil) {
         for o in observations {
+            let variance = near.flatMap { p in radioMap.map { $0.map.variance(beacon: o.beacon, at: p) } } ?? 0
             addRSSI(position: venue.beaconPositions[o.beacon], heightOffset: venue.beaconHeightOffset[o.beacon],
-                    p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count)
+                    p0: venue.beaconP0[o.beacon], rssi: o.rssi, count: o.count, beacon: o.beacon, mapVariance: variance)
         }
     }
 
@@ -242,7 +251,7 @@ package final class FixProblem {
 
     /// The problem as it stands, frozen for one solve: what solvers evaluate.
     package var model: FixModel {
-        FixModel(unknowns: unknowns, domain: domain, walls: walls, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
+        FixModel(unknowns: unknowns, domain: domain, walls: walls, radioMap: radioMap, exponent: exponent, sigma: sigma, sensitivity: sensitivity,
                  packetLoss: packetLoss, dropout: dropout, truncated: truncatedMeans,
                  heard: heard, rssiCount: rssiCount, ranged: ranged, rangeCount: rangeCount,
                  censored: censored, censoredCount: censoredCount, bearings: bearings, bearingCount: bearingCount,
@@ -267,4 +276,10 @@ package final class FixProblem {
         }
         return (0..<m.residualCount).map { Array(flat[$0 * unknowns..<($0 + 1) * unknowns]) }
     }
+}
+
+/// A radio map held by reference, so that a ``FixModel`` (copied per evaluation) borrows it without copying its arrays.
+package final class RadioMapBox: @unchecked Sendable {
+    package let map: RadioMap
+    package init(_ map: RadioMap) { self.map = map }
 }

@@ -358,7 +358,7 @@ package final class OffsetFreeFit {
     /// bearings (unidentified friezes matched from `matchingFrom`).
     func loadTerms(_ obs: [BeaconObservation], ranges: [MeasuredRange], headings: [HeadingReading], matchingFrom first: Point) {
         problem.reset()
-        problem.addRSSI(obs, venue: venue)
+        problem.addRSSI(obs, venue: venue, near: first)
         for r in ranges {
             problem.addMeasuredRange(position: venue.beaconPositions[r.beacon], heightOffset: venue.beaconHeightOffset[r.beacon],
                                      distance: r.distance, sigma: r.sigma)

@@ -96,7 +96,7 @@ package struct ProfiledCost {
         var loss = Quad()
         for l in 0..<4 where 4 * g + l < model.rssiCount {
             let i = 4 * g + l
-            loss[l] = Float(model.wallLoss(from: Point(model.heard.x[i], model.heard.y[i]), to: p, fan: model.heard.fan[i]))
+            loss[l] = Float(model.wallLoss(from: Point(model.heard.x[i], model.heard.y[i]), to: p, fan: model.heard.fan[i], beacon: model.heard.beacon[i]))
         }
         return loss
     }

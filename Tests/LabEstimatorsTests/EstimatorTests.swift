@@ -158,7 +158,7 @@ let friezePositions = [Point(10, 30), Point(40, 10), Point(-15, 5)]
     static func nothingHeard(_ kind: EstimatorKind) -> NoFixReason {
         switch kind {
         case .bearing: return .tooFewHeadings(have: 0, needed: 2)
-        case .fingerprint: return .invalidInput("the venue has no survey (radio map) to match against")
+        case .fingerprint: return .invalidInput("the venue has no survey or radio map to match against")
         default: return .tooFewBeacons(heard: 0, needed: kind.inputs.minimumBeacons)
         }
     }

@@ -3,6 +3,7 @@ import LabCore
 import Testing
 import LabStore
 import LabEvaluation
+import LabEstimators
 
 /// The radio map (`calibrate --radio-map`): a Gaussian process per beacon recovers a residual field from a survey,
 /// knows where it was not surveyed, survives its file, and helps the particle filter on real data.
@@ -99,5 +100,25 @@ import LabEvaluation
         b0["sigma"] = sigma; beacons["B0"] = b0; map0["beacons"] = beacons; object["radioMap"] = map0
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: dir + "/short.json"))
         #expect { try RadioFit.read(path: dir + "/short.json") } throws: { "\($0)".contains("radioMap.beacons.B0.sigma") && "\($0)".contains("expected 451 values") }
+    }
+
+    /// The one-scan fix reads the map too: beacon 0 reads 6 dB stronger and beacon 2 6 dB weaker than the law everywhere;
+    /// an exact scan of those readings is placed where it was made with the map, and metres off without it.
+    @Test func theOneScanFixExpectsWhatTheMapSays() throws {
+        let corners = [Point(0, 0), Point(20, 0), Point(20, 10), Point(0, 10)]
+        var venue = Venue(name: "box", bounds: Rect(minX: 0, minY: 0, maxX: 20, maxY: 10), radio: RadioModel(p0: -59, exponent: 2, sigma: 2),
+                          beaconIDs: ["B0", "B1", "B2", "B3"], beaconPositions: corners, beaconP0: [-59, -59, -59, -59], beaconHeightOffset: [0, 0, 0, 0])
+        let shift = [6.0, 0, -6, 0], nodes = 21 * 11
+        let p = Point(7, 4)
+        let scan = Observation(beacons: corners.indices.map { b in
+            BeaconObservation(beacon: b, rssi: venue.radio.meanRSSI(distance: p.distance(to: corners[b]), p0: -59) + shift[b], count: 8)
+        }.sorted { $0.rssi > $1.rssi })
+        let without = try #require(EstimatorKind.offsetLearning.make(venue: venue).locate(scan).fix)
+        venue.radioMap = RadioMap(origin: Point(0, 0), cellSize: 1, nx: 21, ny: 11,
+                                  mean: shift.map { s in s == 0 ? [] : [Float](repeating: Float(s), count: nodes) },
+                                  variance: shift.map { s in s == 0 ? [] : [Float](repeating: 0.01, count: nodes) })
+        let with = try #require(EstimatorKind.offsetLearning.make(venue: venue).locate(scan).fix)
+        #expect(with.position.distance(to: p) < 0.05 && without.position.distance(to: p) > 1,
+                "with the map \(with.position), without \(without.position)")
     }
 }
