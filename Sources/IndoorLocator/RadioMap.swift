@@ -3,9 +3,9 @@ internal import LabCore
 
 /// A venue's radio map: how each beacon's readings depart from the path-loss law across the venue, learned from a
 /// survey (`indoorlab calibrate REC --radio-map --save-fit FIT.json`: a Gaussian process per beacon on its residuals).
-/// Give it to ``IndoorLocator/init(beacons:pathLoss:friezes:walls:rooms:area:radioMap:seed:)``: the stream then expects
-/// beacon b at p to read the law's mean plus the map's residual there, and counts the map's own uncertainty (its σ
-/// there) as model error. The phone's offset is not in the map, so any phone can use it.
+/// Give it to ``IndoorLocator/init(beacons:pathLoss:friezes:walls:rooms:area:radioMap:seed:)``: the stream and the
+/// one-scan fix then expect beacon b at p to read the law's mean plus the map's residual there, and count the map's own
+/// uncertainty (its σ there) as model error. The phone's offset is not in the map, so any phone can use it.
 ///
 /// The grid's node (i, j) lies at `origin + (i·cellSize, j·cellSize)`, metres; each beacon's values are row-major,
 /// index `j·columns + i`, dB. Between nodes the map interpolates bilinearly; beyond the grid it keeps its edge's value.

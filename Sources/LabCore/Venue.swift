@@ -22,7 +22,7 @@ public struct Venue: Sendable {
     /// A survey of the venue for fingerprinting, when one was made.
     public var survey: SurveyMap?
     /// How each beacon's readings depart from the law across the venue, when a survey was fitted into a radio map
-    /// (`calibrate --radio-map`): the particle filter expects it and counts its variance as model error.
+    /// (`calibrate --radio-map`): the particle filter and the fits expect it and count its variance as model error.
     public var radioMap: RadioMap?
     /// The seed of estimators that draw random numbers (particle filters): the tournament sets the job's seed, the
     /// real protocols each seed of `compare --seed --seeds` in turn; replay keeps 0. Their fixes repeat for the same seed and the same sequence of

@@ -37,7 +37,7 @@ struct Calibrate: ParsableCommand {
     @Flag(help: "Store the fitted P0, exponent, σ, model error, sensitivity, dropout and the walls' losses per material (and, with --per-beacon, each beacon's P0) in the recording.")
     var apply = false
 
-    @Flag(name: .customLong("radio-map"), help: "Also fit the venue's radio map from the recording's ground truth: each beacon's residual from the fitted law, smoothed across the venue by Gaussian-process regression (length scale and noise by marginal likelihood). --save-fit carries it; 'replay --radio' and the particle filter use it.")
+    @Flag(name: .customLong("radio-map"), help: "Also fit the venue's radio map from the recording's ground truth: each beacon's residual from the fitted law, smoothed across the venue by Gaussian-process regression (length scale and noise by marginal likelihood). --save-fit carries it; 'replay --radio' and the estimators use it.")
     var radioMap = false
 
     @Option(name: .customLong("save-fit"), help: "Write the fit (P0, n, σ, model error, sensitivity, dropout and, with --per-beacon, each beacon's P0) as JSON, for 'replay --radio FILE' on another recording.")
