@@ -27,6 +27,8 @@ public struct RadioMapFit: Sendable {
     public var beacons: [Int: Hyperparameters]
     /// Spots surveyed.
     public var spots: Int
+    /// The survey itself, spot by spot: what the map was fitted on.
+    public var survey: [SurveyedSpot]
     public var beaconsMapped: Int { beacons.count }
 
     /// Truth positions within this many metres share a spot, m.
@@ -46,12 +48,13 @@ public struct RadioMapFit: Sendable {
 
     public init(epochs: [Epoch], venue: Venue) throws {
         _ = gslErrorHandlerOff
-        let data = RadioMapFit.residuals(epochs: epochs, venue: venue)
+        let (data, table) = RadioMapFit.residuals(epochs: epochs, venue: venue)
+        survey = table
         let fitted = data.enumerated().filter { $0.element.x.count >= RadioMapFit.minimumSpots }
         guard !fitted.isEmpty else {
             throw CalibrationError("no beacon was heard at \(RadioMapFit.minimumSpots) or more surveyed spots: too little survey for a radio map")
         }
-        spots = Set(data.flatMap { $0.x }).count
+        spots = table.count
 
         let b = venue.bounds
         let cell = max(RadioMapFit.cellSize, (b.width * b.height / Double(RadioMapFit.maximumNodes)).squareRoot())
@@ -76,13 +79,17 @@ public struct RadioMapFit: Sendable {
         map = RadioMap(origin: Point(b.minX, b.minY), cellSize: cell, nx: nx, ny: ny, mean: mean, variance: variance)
     }
 
-    /// Each beacon's residual averages per spot (step 1).
-    static func residuals(epochs: [Epoch], venue: Venue) -> [BeaconData] {
+    /// Each beacon's residual averages per spot (step 1), and the spots as a table (``SurveyedSpot``).
+    static func residuals(epochs: [Epoch], venue: Venue) -> (beacons: [BeaconData], spots: [SurveyedSpot]) {
         struct Sum { var total = 0.0, windows = 0 }
         var perSpot: [[Int64: Sum]] = Array(repeating: [:], count: venue.beaconCount)
         var spotPosition: [Int64: (x: Double, y: Double, n: Double)] = [:]
+        func key(_ p: Point) -> Int64 { Int64((p.x / spotSize).rounded()) &* 1_000_003 &+ Int64((p.y / spotSize).rounded()) }
+        // Every window at a spot, heard or not: the share of them that heard a beacon.
+        var windowsAt: [Int64: Int] = [:]
+        for e in epochs { windowsAt[key(e.truth), default: 0] += 1 }
         for e in epochs where !e.readings.isEmpty {
-            let key = Int64((e.truth.x / spotSize).rounded()) &* 1_000_003 &+ Int64((e.truth.y / spotSize).rounded())
+            let key = key(e.truth)
             var s = spotPosition[key] ?? (0, 0, 0)
             s.x += e.truth.x; s.y += e.truth.y; s.n += 1
             spotPosition[key] = s
@@ -98,7 +105,13 @@ public struct RadioMapFit: Sendable {
                 perSpot[beacon][key, default: Sum()].windows += 1
             }
         }
-        return perSpot.map { spots in
+        let table = spotPosition.keys.sorted().map { k -> SurveyedSpot in
+            let p = spotPosition[k]!
+            var heard: [Int: SurveyedSpot.Beacon] = [:]
+            for b in perSpot.indices { if let s = perSpot[b][k] { heard[b] = .init(residual: s.total / Double(s.windows), windows: s.windows) } }
+            return SurveyedSpot(position: Point(p.x / p.n, p.y / p.n), windows: windowsAt[k] ?? 0, beacons: heard)
+        }
+        return (perSpot.map { spots in
             var d = BeaconData()
             // The most-heard spots first (then by place, so the order is the same every run), at most the cap.
             let kept = spots.sorted { ($0.value.windows, $1.key) > ($1.value.windows, $0.key) }.prefix(maximumSpotsPerBeacon)
@@ -107,7 +120,7 @@ public struct RadioMapFit: Sendable {
                 d.x.append(Point(p.x / p.n, p.y / p.n)); d.y.append(s.total / Double(s.windows)); d.windows.append(Double(s.windows))
             }
             return d
-        }
+        }, table)
     }
 
     /// The (ℓ, σ_f, σ_n) that maximise the log marginal likelihood summed over `beacons`, and that maximum (step 2).
@@ -249,6 +262,22 @@ public struct RadioMapFit: Sendable {
     }
 }
 
+/// One surveyed spot of a radio map's survey (truth within ``RadioMapFit/spotSize`` of each other): where it is, how many
+/// scan windows were made there, and per beacon heard there the mean residual from the fitted law and the windows that
+/// heard it.
+public struct SurveyedSpot: Sendable, Hashable {
+    public struct Beacon: Sendable, Hashable {
+        /// The mean of the windows' residuals from the fitted law, dB.
+        public var residual: Double
+        /// Windows at the spot that heard the beacon.
+        public var windows: Int
+    }
+    public var position: Point
+    public var windows: Int
+    /// By the venue's beacon index.
+    public var beacons: [Int: Beacon]
+}
+
 extension RadioMapFit {
     /// The radio map of recording `r` (with ground truth) under `fit`, the radio model calibrated on it.
     public init(_ r: Recording, fit: RadioFit) throws {
@@ -264,6 +293,14 @@ extension RadioMapFile {
     public init(_ fit: RadioMapFit, beaconIDs: [String]) {
         self.init(fit.map, beaconIDs: beaconIDs, spots: fit.spots) { b in
             fit.beacons[b].map { ($0.lengthScale, $0.signalSigma, $0.noiseSigma) }
+        }
+        func round(_ x: Double) -> Double { (x * 100).rounded() / 100 }
+        survey = fit.survey.map { spot in
+            var heard: [String: Spot.Heard] = [:]
+            for (b, h) in spot.beacons where b < beaconIDs.count {
+                heard[beaconIDs[b]] = .init(residual: round(h.residual), share: round(Double(h.windows) / Double(max(spot.windows, 1))))
+            }
+            return Spot(x: round(spot.position.x), y: round(spot.position.y), windows: spot.windows, beacons: heard)
         }
     }
 }

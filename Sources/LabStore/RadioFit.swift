@@ -124,6 +124,21 @@ public struct RadioMapFile: Codable, Sendable, Hashable {
     /// Surveyed spots the map was fitted on.
     public var spots: Int
     public var beacons: [String: Field]
+    /// The survey spot by spot: each spot's position (m), its scan windows, and per beacon id heard there the mean residual
+    /// from the fitted law (dB) and the share of the spot's windows that heard it (nil in files without it).
+    public var survey: [Spot]?
+
+    public struct Spot: Codable, Sendable, Hashable {
+        public var x: Double, y: Double
+        public var windows: Int
+        public var beacons: [String: Heard]
+        public struct Heard: Codable, Sendable, Hashable {
+            public var residual: Double
+            public var share: Double
+            public init(residual: Double, share: Double) { self.residual = residual; self.share = share }
+        }
+        public init(x: Double, y: Double, windows: Int, beacons: [String: Heard]) { self.x = x; self.y = y; self.windows = windows; self.beacons = beacons }
+    }
 
     public struct Field: Codable, Sendable, Hashable {
         /// The Gaussian process's length scale (m), signal σ_f and noise σ_n (dB).
@@ -163,6 +178,12 @@ public struct RadioMapFile: Codable, Sendable, Hashable {
         guard cellSize.isFinite, cellSize > 0 else { return ("cellSize", "expected a cell size > 0 m, found \(cellSize)") }
         guard nx >= 1, ny >= 1, nx <= Self.maximumNodes / ny else {
             return ("nx", "expected a grid of 1 to \(Self.maximumNodes) nodes, found \(nx) × \(ny)")
+        }
+        for (k, spot) in (survey ?? []).enumerated() {
+            guard spot.x.isFinite, spot.y.isFinite, spot.windows >= 0 else { return ("survey[\(k)]", "expected a finite position and windows ≥ 0") }
+            for (id, h) in spot.beacons.sorted(by: { $0.key < $1.key }) where !(h.residual.isFinite && abs(h.residual) <= 100 && h.share >= 0 && h.share <= 1) {
+                return ("survey[\(k)].beacons.\(id)", "expected a residual within ±100 dB and a share in 0–1, found \(h.residual) and \(h.share)")
+            }
         }
         for (id, f) in beacons.sorted(by: { $0.key < $1.key }) {
             for (name, v) in [("lengthScale", f.lengthScale), ("signalSigma", f.signalSigma), ("noiseSigma", f.noiseSigma)] where !(v.isFinite && v > 0) {

@@ -65,6 +65,13 @@ import LabEstimators
         }
         let fit = try RadioMapFit(epochs: few, venue: Self.venue)
         #expect(fit.map.maps(beacon: 0) && !fit.map.maps(beacon: 1) && fit.map.residual(beacon: 1, at: Point(0, 0)) == 0)
+        // The survey table keeps every spot: its windows, and per beacon heard there the mean residual and the windows.
+        #expect(fit.survey.count == 15 * 11 && fit.survey.allSatisfy { $0.windows == 4 && $0.beacons[0]?.windows == 4 })
+        #expect(fit.survey.filter { $0.beacons[1] != nil }.map(\.position) == [Point(0, 0), Point(1, 0)])
+        let corner = try #require(fit.survey.first { $0.position == Point(0, 0) })
+        #expect(abs(try #require(corner.beacons[0]).residual - Self.bump(Point(0, 0))) < 2, "\(corner)")
+        let file = RadioMapFile(fit, beaconIDs: Self.venue.beaconIDs)
+        #expect(file.survey?.count == 165 && file.survey?.first { $0.x == 0 && $0.y == 0 }?.beacons["B1"]?.share == 1)
         #expect(throws: CalibrationError("no beacon was heard at 3 or more surveyed spots: too little survey for a radio map")) {
             try RadioMapFit(epochs: Array(Self.survey.prefix(8)), venue: Self.venue)
         }
