@@ -48,9 +48,7 @@ public struct SurveyMap: Sendable, Hashable {
                 positions.append(p)
                 for b in 0..<venue.beaconCount {
                     guard map.maps(beacon: b) else { rssi.append(.nan); continue }
-                    let c = venue.beaconPositions[b], dz = venue.beaconHeightOffset[b]
-                    let d = max(((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + dz * dz).squareRoot(), 0.1)
-                    let mean = venue.radio.meanRSSI(distance: d, p0: venue.beaconP0[b]) - venue.wallLoss(beacon: b, to: p) + map.residual(beacon: b, at: p)
+                    let mean = venue.lawMean(beacon: b, at: p) + map.residual(beacon: b, at: p)
                     rssi.append(mean >= venue.radio.sensitivity ? mean : .nan)
                 }
             }

@@ -68,6 +68,14 @@ public struct Venue: Sendable {
     /// origin `i`), the same value as `walls.loss(from:to:)`.
     public func wallLoss(beacon i: Int, to p: Point) -> Double { walls.loss(fromOrigin: i, to: p) }
 
+    /// The law's mean reading of beacon `i` at `p`, dBm: its P0, n and the 3-D distance (at least 0.1 m: no phone is
+    /// nearer a beacon's antenna), less the walls between. What a radio map is a residual from.
+    public func lawMean(beacon i: Int, at p: Point) -> Double {
+        let c = beaconPositions[i], dz = beaconHeightOffset[i]
+        let d = ((p.x - c.x) * (p.x - c.x) + (p.y - c.y) * (p.y - c.y) + dz * dz).squareRoot()
+        return radio.meanRSSI(distance: max(d, 0.1), p0: beaconP0[i]) - wallLoss(beacon: i, to: p)
+    }
+
     /// Horizontal range implied by an RSSI (the path-loss law inverted, height removed), metres.
     @inlinable public func horizontalRange(beacon i: Int, rssi: Double) -> Double {
         let d = radio.distance(rssi: rssi, p0: beaconP0[i])

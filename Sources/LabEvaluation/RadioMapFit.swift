@@ -98,10 +98,7 @@ public struct RadioMapFit: Sendable {
                 sums[r.beacon, default: (0, 0)].0 += r.rssi; sums[r.beacon, default: (0, 0)].1 += 1
             }
             for (beacon, (total, count)) in sums {
-                let c = venue.beaconPositions[beacon], dz = venue.beaconHeightOffset[beacon]
-                let d = ((e.truth.x - c.x) * (e.truth.x - c.x) + (e.truth.y - c.y) * (e.truth.y - c.y) + dz * dz).squareRoot()
-                let law = venue.radio.meanRSSI(distance: max(d, 0.1), p0: venue.beaconP0[beacon]) - venue.wallLoss(beacon: beacon, to: e.truth)
-                perSpot[beacon][key, default: Sum()].total += total / Double(count) - law
+                perSpot[beacon][key, default: Sum()].total += total / Double(count) - venue.lawMean(beacon: beacon, at: e.truth)
                 perSpot[beacon][key, default: Sum()].windows += 1
             }
         }

@@ -104,7 +104,8 @@ extension OffsetFreeFit {
         }
         var c: Covariance2
         if let linear = best.covariance, linear.isCovarianceMatrix, linear.xx > 0, linear.yy > 0 {
-            state.pointee.rivals = rivals.map { ($0.position, $0.cost) }
+            state.pointee.rivals.removeAll(keepingCapacity: true)
+            for r in rivals { state.pointee.rivals.append((r.position, r.cost)) }
             c = options.statesRegion ? statedCovariance(best, linear: linear) : linear
         } else {
             // Circles that touch: the linearised covariance is singular across the line. The 95% disc of the span.
