@@ -34,8 +34,13 @@ public enum OutputFile {
         let dir = url.deletingLastPathComponent().path
         if let problem = createDirectories(dir) { throw InputError(file: path, "cannot create the directory: \(problem)") }
         PartialFiles.removeStale(in: dir, writing: url.lastPathComponent)
-        let temp = dir + "/" + PartialFiles.name(for: url.lastPathComponent, tag: "-\(counter.next())")
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        // A name taken (a killed earlier process had this pid, in a container that reuses pids) → the next tag.
+        var temp = "", fd: Int32 = -1
+        for _ in 0..<64 {
+            temp = dir + "/" + PartialFiles.name(for: url.lastPathComponent, tag: "-\(counter.next())")
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw InputError(file: path, "cannot write the output file: \(String(cString: strerror(errno)))") }
         var ok = false
         defer { if !ok { unlink(temp) } }
@@ -118,10 +123,12 @@ public enum OutputFile {
         }
     }
 
-    private static let counter = Counter()
-    private final class Counter: @unchecked Sendable {
+    /// The tags of this process's partial names: 1, 2, 3, … (internal for the tests).
+    static let counter = Counter()
+    final class Counter: @unchecked Sendable {
         private var value = 0
         private let lock = NSLock()
         func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+        var last: Int { lock.lock(); defer { lock.unlock() }; return value }
     }
 }

@@ -28,6 +28,19 @@ import Testing
         #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o640)
     }
 
+    /// A container reuses pids: a killed run that had this process's pid left partial files under the names this
+    /// process is about to take. The write takes the next free name, and the leftovers stay for their own cleanup.
+    @Test func aPartialNameTakenByAnEarlierProcessWithThisPidIsSkipped() throws {
+        let dir = try temporaryDirectory("out")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let next = OutputFile.counter.last + 1
+        let taken = (next..<next + 8).map { PartialFiles.name(for: "x.csv", tag: "-\($0)") }
+        for f in taken { try "half".write(toFile: dir + "/" + f, atomically: false, encoding: .utf8) }
+        try OutputFile.write(Data("whole\n".utf8), to: dir + "/x.csv")
+        #expect(try String(contentsOfFile: dir + "/x.csv", encoding: .utf8) == "whole\n")
+        #expect(listing(dir) == (taken + ["x.csv"]).sorted(), "\(listing(dir))")
+    }
+
     @Test func aDirectoryIsNotAnOutputFile() throws {
         let dir = try temporaryDirectory("out")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -114,8 +114,8 @@ shards: 4
         let runner = SweepRunner(spec: spec, directory: dir + "/out")
         try runner.runShard(0, of: 4)
         try runner.runShard(2, of: 4)
-        // What a kill during a write leaves: a hidden partial file beside the shards.
-        try "job,radio.sigma\n0,3".write(toFile: dir + "/out/shards/" + PartialFiles.name(for: "shard-0001-of-0004.csv", tag: "-9"),
+        // What a kill during a write leaves: a hidden partial file beside the shards (of a pid no process has).
+        try "job,radio.sigma\n0,3".write(toFile: dir + "/out/shards/" + PartialFiles.name(for: "shard-0001-of-0004.csv", pid: 99_999_999, tag: "-9"),
                                          atomically: false, encoding: .utf8)
         let e = try #require(throws: InputError.self) { try SweepMerge.rows(runner, shards: 4) }
         #expect(e.message.contains("2 of 4 shards") && e.message.contains("(1, 3)") && e.message.contains("--shard I/4"), "\(e)")
