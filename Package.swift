@@ -17,6 +17,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // The live service: HTTP and WebSocket, and /metrics.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The simulated phones' WebSocket client (the server's own NIO; no TLS library to compile).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries from Debian, each behind a module map and a shim header only.
@@ -62,9 +68,22 @@ let package = Package(
         .target(name: "IndoorLocatorScenarios", dependencies: ["IndoorLocator", "LabCore", "LabScenarioIO"]),
         // The benchmark: throughput of every stage, the library included (`indoorlab bench`).
         .target(name: "LabBench", dependencies: ["LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabStore", "LabEvaluation", "IndoorLocator", "CHeapStats"]),
+        // The live venue service: phones stream what they hear over WebSocket and are located by the shipped library;
+        // each session becomes a recording (acknowledged after commit); viewers watch a live map. And the simulated
+        // phones that stream a walk to it. (Hummingbird, hummingbird-websocket, swift-prometheus.)
+        .target(name: "LabLive", dependencies: [
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabStore", "IndoorLocator", "IndoorLocatorScenarios",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ]),
         // The command-line tool, one file per subcommand: parse, call one module function, print.
         .executableTarget(name: "indoorlab", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabSweep", "LabBench", "LabReport", "LabResults",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabEstimators", "LabEvaluation", "LabStore", "LabPlot", "LabPlanning", "LabSweep", "LabBench", "LabReport", "LabResults", "LabLive",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // An app's-eye example that uses nothing but the IndoorLocator product.
@@ -90,6 +109,7 @@ let package = Package(
         .testTarget(name: "LabPlotTests", dependencies: ["LabResults", "LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
         .testTarget(name: "LabStoreTests", dependencies: ["LabResults", "LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "LabLiveTests", dependencies: ["LabLive", "LabCore", "LabStore", "IndoorLocator"]),
         .testTarget(name: "LabReportTests", dependencies: ["LabReport", "LabCore", "LabEstimators", "LabResults", "LabEvaluation"]),
     ]
 )

@@ -12,6 +12,8 @@ public enum RecordingSource: String, Sendable, Hashable, Codable, CaseIterable {
     case uji
     /// Position-annotated BLE RSSI tracks (Daniş et al., IEEE Access 2021, CC0).
     case danis
+    /// `indoorlab serve`: what a phone streamed to the live service, one session per file.
+    case live
 }
 
 /// What a recording says about itself: one row of the `recordings` table.

@@ -32,7 +32,7 @@ extension RecordingStore {
     /// The numeric columns of each table, which of them may be NULL, and the schema migration that made them (an
     /// older recording has none of them). SQLite stores any value in any column; GRDB reads text where a number
     /// belongs as 0, so each is checked by its stored type before loading.
-    static let integerColumns: Set<String> = ["idx", "beacon", "frieze", "target", "major", "minor", "quantize"]
+    static let integerColumns: Set<String> = ["idx", "beacon", "frieze", "target", "major", "minor", "quantize", "last_seq", "messages", "survey"]
     static let numericColumns: [(table: String, columns: [String], nullable: Set<String>, migration: String)] = [
         ("recordings", ["time_origin", "min_x", "min_y", "max_x", "max_y"], ["time_origin"], "v1"),
         ("radio", ["p0", "exponent", "sigma", "sensitivity", "quantize", "advertising_interval", "scan_window", "packet_loss",
@@ -48,6 +48,8 @@ extension RecordingStore {
         ("step_samples", ["t", "length", "heading", "length_accuracy", "heading_accuracy"], [], "v2"),
         ("ground_truth", ["t", "x", "y", "z"], ["z"], "v1"),
         ("baselines", ["value", "tolerance"], [], "v1"),
+        ("range_samples", ["t", "beacon", "distance", "sigma"], [], "v5"),
+        ("live_session", ["last_seq", "messages", "survey"], [], "v5"),
     ]
 
     /// Per table: its numeric columns, those that may be NULL, the migration that made them, and the query for the

@@ -126,12 +126,32 @@ enum Schema {
         m.registerMigration("v4") { db in
             try db.alter(table: "radio") { t in t.add(column: "dropout", .double).notNull().defaults(to: 0) }
         }
+        // v5: live sessions (`indoorlab serve`): who the phone is and the last message committed, and the distances it
+        // ranged. A v4 recording reads as one without ranges.
+        m.registerMigration("v5") { db in
+            try db.create(table: "range_samples") { t in
+                t.column("t", .double).notNull()
+                t.column("beacon", .integer).notNull().references("beacons", column: "idx")
+                t.column("distance", .double).notNull()
+                t.column("sigma", .double).notNull()
+                t.column("technology", .text).notNull()
+            }
+            try db.create(table: "live_session") { t in
+                t.column("id", .integer).primaryKey().check { $0 == 1 }
+                t.column("phone", .text).notNull()
+                t.column("model", .text).notNull()
+                t.column("app", .text).notNull()
+                t.column("survey", .boolean).notNull()
+                t.column("last_seq", .integer).notNull()
+                t.column("messages", .integer).notNull()
+            }
+        }
         return m
     }
 
     /// Every migration, in order. A recording whose migrations are a prefix of these is read (the tables of later
     /// ones are taken as empty); one with a migration not here was written by a newer indoorlab.
-    static var migrationIdentifiers: [String] { ["v1", "v2", "v3", "v4"] }
+    static var migrationIdentifiers: [String] { ["v1", "v2", "v3", "v4", "v5"] }
 }
 
 // MARK: - Records (internal: GRDB stays out of the public API)

@@ -55,5 +55,5 @@ struct IndoorLab: ParsableCommand {
           64  a wrong option
         """,
         version: indoorlabVersion,
-        subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Sweep.self, Record.self, Import.self, Replay.self, Calibrate.self, Coverage.self, Bench.self])
+        subcommands: [Validate.self, Simulate.self, Compare.self, Plot.self, Plan.self, Tune.self, Sweep.self, Record.self, Import.self, Replay.self, Calibrate.self, Coverage.self, Bench.self, Serve.self, Phone.self])
 }

@@ -337,8 +337,9 @@ import Testing
         var declared: [String: Set<String>] = [:]
         for m in package.matches(of: target) {
             let name = String(m.output[1].substring!)
-            let deps = m.output[2].substring.map(String.init) ?? ""
-            let names = deps.matches(of: try Regex(#"(?:name: )?"([A-Za-z.]+)""#)).compactMap { $0.output[1].substring.map(String.init) }
+            // A product's package ("hummingbird" for Hummingbird) is no module.
+            let deps = (m.output[2].substring.map(String.init) ?? "").replacing(try Regex(#"package: "[^"]*""#), with: "")
+            let names = deps.matches(of: try Regex(#"(?:name: )?"([A-Za-z0-9.]+)""#)).compactMap { $0.output[1].substring.map(String.init) }
             // Package names ("GRDB.swift") are not modules; a product and its package may share a name ("Yams").
             declared[name] = Set(names.filter { !$0.contains(".") })
         }

@@ -91,7 +91,7 @@ import GRDB
     @Test func anOlderSchemaReadsAndANewerOneIsRefused() throws {
         let (dir, path) = try Self.tampered("""
             DROP TABLE step_samples; ALTER TABLE radio DROP COLUMN model_error; ALTER TABLE radio DROP COLUMN dropout;
-            DELETE FROM grdb_migrations WHERE identifier IN ('v2', 'v3', 'v4')
+            DROP TABLE range_samples; DROP TABLE live_session; DELETE FROM grdb_migrations WHERE identifier IN ('v2', 'v3', 'v4', 'v5')
             """)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let old = try RecordingStore.read(path: path)
@@ -108,7 +108,7 @@ import GRDB
 
     /// The radio model's error came with schema v3: a v2 recording reads with none, a v3 one with what it stores.
     @Test func aRecordingFromBeforeTheModelErrorReadsWithNone() throws {
-        let (dir, path) = try Self.tampered("ALTER TABLE radio DROP COLUMN model_error; ALTER TABLE radio DROP COLUMN dropout; DELETE FROM grdb_migrations WHERE identifier IN ('v3', 'v4')")
+        let (dir, path) = try Self.tampered("ALTER TABLE radio DROP COLUMN model_error; ALTER TABLE radio DROP COLUMN dropout; DROP TABLE range_samples; DROP TABLE live_session; DELETE FROM grdb_migrations WHERE identifier IN ('v3', 'v4', 'v5')")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let old = try RecordingStore.read(path: path)
         #expect(old.venue.radio.modelError == 0 && old.steps.map { !$0.isEmpty } == true)
@@ -119,7 +119,7 @@ import GRDB
         try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5)
         #expect(try migrations(path) == ["v1", "v2"])
         try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5, modelError: 3.25)
-        #expect(try migrations(path) == ["v1", "v2", "v3", "v4"])
+        #expect(try migrations(path) == ["v1", "v2", "v3", "v4", "v5"])
         let radio = try RecordingStore.read(path: path).venue.radio
         #expect(radio.modelError == 3.25 && radio.sigma == 4.5 && radio.p0 == -60)
     }
@@ -127,11 +127,11 @@ import GRDB
     /// The window dropout came with schema v4: a v3 recording reads with none, and storing a fit that brings one
     /// migrates it; an impossible stored dropout is refused naming the column.
     @Test func aRecordingFromBeforeTheDropoutReadsWithNone() throws {
-        let (dir, path) = try Self.tampered("ALTER TABLE radio DROP COLUMN dropout; DELETE FROM grdb_migrations WHERE identifier = 'v4'")
+        let (dir, path) = try Self.tampered("ALTER TABLE radio DROP COLUMN dropout; DROP TABLE range_samples; DROP TABLE live_session; DELETE FROM grdb_migrations WHERE identifier IN ('v4', 'v5')")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         #expect(try RecordingStore.read(path: path).venue.radio.dropout == 0)
         try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5, modelError: 1)
-        #expect(try migrations(path) == ["v1", "v2", "v3", "v4"], "a v3 recording storing a model error is brought up to date")
+        #expect(try migrations(path) == ["v1", "v2", "v3", "v4", "v5"], "a v3 recording storing a model error is brought up to date")
         try RecordingStore.updateRadio(path: path, p0: -60, exponent: 2.1, sigma: 4.5, dropout: 0.25)
         #expect(try RecordingStore.read(path: path).venue.radio.dropout == 0.25)
         let (dir2, path2) = try Self.tampered("UPDATE radio SET dropout = 1.5")

@@ -1,0 +1,194 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+
+/// The service on the network (Hummingbird 2, hummingbird-websocket):
+///
+/// | route | who | what |
+/// |---|---|---|
+/// | `GET /healthz` | anyone | `ok` |
+/// | `GET /metrics` | anyone | Prometheus text (``LiveMetrics``) |
+/// | `GET /v1/venue` | anyone | the floorplan as JSON (``LiveVenue/floorplanJSON()``) |
+/// | `GET /v1/phones` | viewer token | each phone's last location |
+/// | `WS /v1/phone` | phone or survey token | a phone's session (``LiveSchema``) |
+/// | `WS /v1/viewer` | viewer token | locations and room presence events as they happen |
+///
+/// A token comes as `Authorization: Bearer TOKEN`, or as `?token=TOKEN` (a browser's WebSocket cannot set headers).
+/// Without the right one: 401, and nothing is read or stored.
+public enum LiveServer {
+    /// Serves `service` on `host:port` until the task is cancelled or the process gets SIGINT/SIGTERM; `running` gets
+    /// the port bound (useful with port 0). The sessions' recordings are closed on the way out.
+    public static func run(_ service: LiveService, host: String, port: Int, logLevel: Logger.Level = .warning,
+                           running: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var logger = Logger(label: "indoorlab.serve")
+        logger.logLevel = logLevel
+        let router = Router()
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: service.metrics.text())))
+        }
+        router.get("/v1/venue") { _, _ in json(service.venue.floorplanJSON()) }
+        router.get("/v1/phones") { request, _ in
+            guard service.role(token: token(of: request)) == .viewer else { throw unauthorized(service) }
+            return json(service.phonesJSON())
+        }
+
+        let sockets = Router(context: BasicWebSocketRequestContext.self)
+        sockets.ws("/v1/phone", shouldUpgrade: { request, _ in
+            guard let role = service.role(token: token(of: request)), role != .viewer else { throw unauthorized(service) }
+            return .upgrade([:])
+        }, onUpgrade: { inbound, outbound, context in
+            let role = service.role(token: token(of: context.request)) ?? .phone
+            await PhoneConnection(service: service, role: role).run(inbound: inbound, outbound: outbound)
+        })
+        sockets.ws("/v1/viewer", shouldUpgrade: { request, _ in
+            guard service.role(token: token(of: request)) == .viewer else { throw unauthorized(service) }
+            return .upgrade([:])
+        }, onUpgrade: { inbound, outbound, _ in
+            await viewer(service, inbound: inbound, outbound: outbound)
+        })
+
+        var wsConfiguration = WebSocketServerConfiguration(maxFrameSize: service.options.limits.frameBytes)
+        wsConfiguration.autoPing = .enabled(timePeriod: .seconds(30))
+        let app = Application(router: router,
+                              server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(ws: wsConfiguration)),
+                              configuration: .init(address: .hostname(host, port: port), serverName: "indoorlab"),
+                              onServerRunning: { channel in await running(channel.localAddress?.port ?? port) },
+                              logger: logger)
+        defer { service.viewers.finishAll(); service.close() }
+        try await app.runService()
+    }
+
+    static func token(of request: Request) -> String? {
+        if let h = request.headers[.authorization], h.lowercased().hasPrefix("bearer ") { return String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+        return request.uri.queryParameters.get("token")
+    }
+
+    static func unauthorized(_ service: LiveService) -> HTTPError {
+        service.metrics.reject(.unauthorized)
+        return HTTPError(.unauthorized, message: "a bearer token is needed (Authorization: Bearer TOKEN, or ?token=TOKEN)")
+    }
+
+    static func json(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A viewer: the phones' last locations, then every location and presence event as it happens.
+    static func viewer(_ service: LiveService, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (id, stream) = service.viewers.subscribe()
+        defer { service.viewers.unsubscribe(id) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for l in service.lastLocations() { try? await outbound.write(.text(LiveEncoder.location(l, type: "location"))) }
+                for await text in stream {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+            }
+            group.addTask {
+                // Viewers send nothing yet; reading finds the close.
+                do { for try await _ in inbound.messages(maxSize: 4096) {} } catch {}
+            }
+            await group.next()
+            group.cancelAll()
+            service.viewers.unsubscribe(id)
+        }
+    }
+}
+
+/// One phone's connection: reads its messages one by one, answers errors and locations at once, and acknowledgements
+/// once committed (``LiveStorage``). Everything it sends goes through one stream, written by one task.
+struct PhoneConnection {
+    let service: LiveService
+    let role: LiveRole
+
+    enum Ended { case reader, writer }
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (stream, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
+        await withTaskGroup(of: Ended.self) { group in
+            group.addTask {
+                for await text in stream {
+                    do { try await outbound.write(.text(text)) } catch { break }
+                }
+                return .writer
+            }
+            group.addTask {
+                await read(inbound, sink: sink)
+                sink.finish()
+                return .reader
+            }
+            if await group.next() == .writer {
+                // The session broke off (a failed commit): close the socket, which ends the reader.
+                try? await outbound.close(.unexpectedServerError, reason: "the recording could not be written; reconnect later")
+            }
+            await group.waitForAll()
+        }
+    }
+
+    private func read(_ inbound: WebSocketInboundStream, sink: AsyncStream<String>.Continuation) async {
+        let limits = service.options.limits, metrics = service.metrics
+        var session: PhoneSession?
+        func refuse(_ p: MessageProblem) {
+            metrics.reject(p.reason)
+            sink.yield(LiveEncoder.encode(.error(p)))
+        }
+        do {
+            for try await message in inbound.messages(maxSize: limits.frameBytes) {
+                metrics.messages.increment()
+                let received = ContinuousClock.now
+                guard case .text(let text) = message else {
+                    refuse(MessageProblem(.malformed, "binary frames are not part of the schema: send JSON text"))
+                    continue
+                }
+                guard text.utf8.count <= limits.messageBytes else {
+                    refuse(MessageProblem(.tooLarge, "\(text.utf8.count) bytes: a message may have at most \(limits.messageBytes); split the scans"))
+                    continue
+                }
+                let m: PhoneMessage
+                switch LiveDecoder.decode(text) {
+                case .failure(let p): refuse(p); continue
+                case .success(let decoded): m = decoded
+                }
+                guard let current = session else {
+                    guard case .hello(let phone, let model, let app, let schema, let survey, let t) = m else {
+                        refuse(MessageProblem(.protocolError, "send hello first", seq: m.sequence))
+                        continue
+                    }
+                    do {
+                        let (s, welcome) = try service.open(phone: phone, model: model, app: app, schema: schema, survey: survey, t: t, role: role, sink: sink)
+                        session = s
+                        sink.yield(welcome)
+                    } catch {
+                        // A refused hello (wrong token for a survey, too many phones, another schema) ends the connection.
+                        refuse(error)
+                        break
+                    }
+                    continue
+                }
+                do {
+                    let accepted = try current.accept(m, now: received)
+                    if let seq = accepted.ackNow { sink.yield(LiveEncoder.encode(.ack(seq: seq))) }
+                    if let batch = accepted.batch, let seq = m.sequence {
+                        service.storage.enqueue(batch, of: current, seq: seq, receivedAt: received)
+                    }
+                    for l in accepted.locations {
+                        sink.yield(LiveEncoder.encode(.location(l)))
+                        metrics.locations.increment()
+                        metrics.locationLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - received))
+                        service.viewers.broadcast(LiveEncoder.location(l, type: "location"))
+                    }
+                    for e in accepted.presence { service.viewers.broadcast(e.json) }
+                } catch {
+                    refuse(error)
+                }
+            }
+        } catch {
+            // The transport ended the connection: a frame over the limit (closed with 1009), or a broken socket.
+            if "\(error)".contains("messageTooLarge") || "\(error)".contains("tooLarge") { metrics.reject(.tooLarge) }
+        }
+        if let session { service.disconnect(session) }
+    }
+}

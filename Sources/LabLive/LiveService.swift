@@ -1,0 +1,217 @@
+import Foundation
+import IndoorLocator
+import IndoorLocatorScenarios
+import LabCore
+import LabStore
+
+/// What the service refuses beyond, each with its own error frame.
+public struct LiveLimits: Sendable {
+    /// The largest message the service reads, bytes: a larger one gets a `too-large` error and the connection stays.
+    public var messageBytes = 65_536
+    /// The largest WebSocket frame the transport takes, bytes: a larger one closes the connection (1009).
+    public var frameBytes = 1 << 20
+    /// Messages per second a phone may send (bursts of twice as many).
+    public var messagesPerSecond = 50.0
+    /// Phones connected at once.
+    public var phones = 500
+    /// Scan windows in a row that enter or leave a room (presence hysteresis).
+    public var presenceWindows = 2
+
+    public init() {}
+}
+
+/// How a service is set up: where recordings go, who may do what, limits, the seed.
+public struct LiveOptions: Sendable {
+    /// The folder each phone's session is recorded in (`PHONE.sqlite`).
+    public var recordings: String
+    /// Phones send with this bearer token.
+    public var phoneToken: String
+    /// The map page, `/v1/phones` and the viewer socket need this one (read-only).
+    public var viewerToken: String
+    /// Survey sessions (ground truth: checkpoints, taps, a simulated walk's truth) need this one; nil: no surveys.
+    public var surveyToken: String?
+    /// Each phone's locator draws from this seed and its id.
+    public var seed: UInt64 = 1
+    public var limits = LiveLimits()
+
+    public init(recordings: String, phoneToken: String, viewerToken: String, surveyToken: String? = nil) {
+        self.recordings = recordings; self.phoneToken = phoneToken; self.viewerToken = viewerToken; self.surveyToken = surveyToken
+    }
+
+    /// Reads a token from `path`: the file's text without surrounding whitespace, at least 16 characters.
+    /// - Throws: ``InputError`` naming the file.
+    public static func token(file path: String) throws -> String {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw InputError(file: path, "cannot read the token file") }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard token.count >= 16, !token.contains(where: { $0.isWhitespace }) else {
+            throw InputError(file: path, "a token must be at least 16 characters without spaces (e.g. `openssl rand -hex 16 > \(path)`)")
+        }
+        return token
+    }
+}
+
+/// Who a request is, by its token.
+enum LiveRole: Sendable, Equatable { case phone, surveyor, viewer }
+
+/// The live venue service's state: the venue, the phones' sessions, the viewers, storage and metrics. The HTTP and
+/// WebSocket side is ``LiveServer``.
+public final class LiveService: @unchecked Sendable {
+    public let venue: LiveVenue
+    public let options: LiveOptions
+    public let metrics = LiveMetrics()
+    let storage: LiveStorage
+    let viewers: LiveViewers
+    private let lock = NSLock()
+    private var sessions: [String: PhoneSession] = [:]
+    private var connected: Set<String> = []
+
+    /// - Throws: ``InputError`` when the recordings folder cannot be made.
+    public init(venue: LiveVenue, options: LiveOptions) throws {
+        self.venue = venue
+        self.options = options
+        storage = LiveStorage(metrics: metrics)
+        viewers = LiveViewers(metrics: metrics)
+        do {
+            try FileManager.default.createDirectory(atPath: options.recordings, withIntermediateDirectories: true)
+        } catch {
+            throw InputError(file: options.recordings, "cannot create the recordings folder: \(error.localizedDescription)")
+        }
+    }
+
+    /// The role `token` grants (compared in constant time), nil for none.
+    func role(token: String?) -> LiveRole? {
+        guard let token else { return nil }
+        if let s = options.surveyToken, LiveService.same(token, s) { return .surveyor }
+        if LiveService.same(token, options.phoneToken) { return .phone }
+        if LiveService.same(token, options.viewerToken) { return .viewer }
+        return nil
+    }
+
+    /// Equal strings in time that depends only on their lengths.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var diff = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
+        return diff == 0
+    }
+
+    /// A phone id names a file: letters, digits, `.`, `_`, `-`, 1–64 of them, not starting with `.` or `-`.
+    static func validPhoneID(_ id: String) -> Bool {
+        guard (1...64).contains(id.utf8.count), let first = id.unicodeScalars.first, first != ".", first != "-" else { return false }
+        return id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) }
+    }
+
+    /// Opens (or continues, or resumes from its recording) the session `hello` asks for, connected to `sink`.
+    func open(phone: String, model: String, app: String, schema: Int, survey: Bool, t: Double?, role: LiveRole,
+              sink: AsyncStream<String>.Continuation) throws(MessageProblem) -> (PhoneSession, String) {
+        guard schema == LiveSchema.version else {
+            throw MessageProblem(.protocolError, "schema: this service speaks version \(LiveSchema.version), the phone \(schema)")
+        }
+        guard LiveService.validPhoneID(phone) else {
+            throw MessageProblem(.protocolError, "phone: expected 1–64 letters, digits, '.', '_' or '-' (not first), found \"\(phone.prefix(70))\"")
+        }
+        if survey && role != .surveyor {
+            throw MessageProblem(.forbidden, "survey: a survey session needs the survey token")
+        }
+        if let t, !(t.isFinite && t > 0) { throw MessageProblem(.invalidValue, "t: expected a Unix time in seconds") }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !connected.contains(phone) else { throw MessageProblem(.protocolError, "phone: \(phone) is connected already") }
+        guard connected.count < options.limits.phones else {
+            throw MessageProblem(.tooManyPhones, "the service takes at most \(options.limits.phones) phones at once")
+        }
+        let session: PhoneSession
+        if let s = sessions[phone], s.broken == nil, s.info.survey == survey {
+            session = s
+        } else {
+            if let s = sessions.removeValue(forKey: phone) { try? s.recording.close() }
+            let info = LiveSessionInfo(phone: phone, model: model, app: app, survey: survey)
+            let path = options.recordings + "/" + phone + ".sqlite"
+            let origin = t ?? (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000
+            do {
+                let recording = try LiveRecording(path: path, info: RecordingInfo(name: "\(venue.name)-live-\(phone)", source: .live, venue: venue.name,
+                                                                                  notes: "live session of \(phone) (\(model), app \(app))",
+                                                                                  scenarioYAML: venue.scenarioYAML, timeOrigin: origin),
+                                                  venue: venue.recorded, session: info)
+                let locator = try IndoorLocator(scenarioAt: venue.scenarioPath, seed: options.seed ^ LiveStorage.hash(phone))
+                session = PhoneSession(info: info, venue: venue, locator: locator, recording: recording, limits: options.limits)
+            } catch {
+                throw MessageProblem(.storageFailed, "cannot open the session's recording: \(error)")
+            }
+            sessions[phone] = session
+        }
+        connected.insert(phone)
+        metrics.phones.set(Double(connected.count))
+        session.lock.lock(); session.sink = sink; session.lock.unlock()
+        let welcome = LiveEncoder.encode(.welcome(venue: venue.name, session: phone, schema: LiveSchema.version, scanWindow: venue.scanWindow,
+                                                  resumed: session.recording.resumed || session.recording.lastSequence >= 0,
+                                                  lastSeq: session.recording.lastSequence))
+        return (session, welcome)
+    }
+
+    /// The phone's connection ended; its session stays for a reconnection (or is dropped when a commit broke it).
+    func disconnect(_ session: PhoneSession) {
+        session.lock.lock(); session.sink = nil; let broken = session.broken != nil; session.lock.unlock()
+        lock.lock()
+        connected.remove(session.phone)
+        if broken, sessions[session.phone] === session { sessions.removeValue(forKey: session.phone) }
+        metrics.phones.set(Double(connected.count))
+        lock.unlock()
+        if broken { try? session.recording.close() }
+    }
+
+    /// `GET /v1/phones`: each phone's last location (null before its first window) and whether it is connected.
+    public func phonesJSON() -> String {
+        lock.lock(); let all = sessions.values.sorted { $0.phone < $1.phone }; let on = connected; lock.unlock()
+        let items = all.map { s -> String in
+            let last = s.latestLocation.map { LiveEncoder.location($0, type: "location") } ?? "null"
+            return "{\"phone\":\(LiveEncoder.str(s.phone)),\"connected\":\(on.contains(s.phone)),\"survey\":\(s.info.survey),\"last\":\(last)}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
+    }
+
+    /// Every phone's last location (for a viewer that just connected).
+    func lastLocations() -> [LiveLocation] {
+        lock.lock(); let all = sessions.values.sorted { $0.phone < $1.phone }; lock.unlock()
+        return all.compactMap(\.latestLocation)
+    }
+
+    /// Waits for the queued commits and closes every session's recording (checkpointed, a plain recording again).
+    public func close() {
+        storage.drain()
+        lock.lock(); let all = Array(sessions.values); sessions.removeAll(); connected.removeAll(); lock.unlock()
+        for s in all { try? s.recording.close() }
+    }
+}
+
+/// The viewers' sockets: locations and presence events go to each (the newest 1,024 waiting per viewer; a viewer
+/// that falls further behind misses the oldest).
+final class LiveViewers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sinks: [UUID: AsyncStream<String>.Continuation] = [:]
+    let metrics: LiveMetrics
+
+    init(metrics: LiveMetrics) { self.metrics = metrics }
+
+    func subscribe() -> (UUID, AsyncStream<String>) {
+        let (stream, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        lock.lock(); sinks[id] = sink; metrics.viewers.set(Double(sinks.count)); lock.unlock()
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: UUID) {
+        lock.lock(); let s = sinks.removeValue(forKey: id); metrics.viewers.set(Double(sinks.count)); lock.unlock()
+        s?.finish()
+    }
+
+    func broadcast(_ text: String) {
+        lock.lock(); let all = Array(sinks.values); lock.unlock()
+        for s in all { s.yield(text) }
+    }
+
+    func finishAll() {
+        lock.lock(); let all = Array(sinks.values); sinks.removeAll(); lock.unlock()
+        for s in all { s.finish() }
+    }
+}
