@@ -26,6 +26,9 @@ deps:
 	  else echo "error: missing Debian packages:$$missing; install them as root: apt-get install$$missing" >&2; exit 1; fi; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@# The live service's independent client in the tests (Tests/live/live_client.py) is Python with PyPI's websockets.
+	@python3 -c 'import websockets' 2>/dev/null || { echo "installing Python's websockets (PyPI)"; \
+	  python3 -m pip install -q websockets 2>/dev/null || python3 -m pip install -q --break-system-packages websockets; }
 
 build: deps
 	$(SWIFT) build -c release --product indoorlab

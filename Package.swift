@@ -74,6 +74,7 @@ let package = Package(
         .target(name: "LabLive", dependencies: [
             "LabCore", "LabScenarioIO", "LabSimulation", "LabStore", "IndoorLocator", "IndoorLocatorScenarios",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The service on the network (Hummingbird 2, hummingbird-websocket):
 ///
@@ -36,16 +38,24 @@ public enum LiveServer {
             return json(service.phonesJSON())
         }
 
+        // A socket's upgrade refused (no token) comes here: 401 names what is missing.
+        for (path, roles) in [("/v1/phone", [LiveRole.phone, .surveyor]), ("/v1/viewer", [LiveRole.viewer])] {
+            router.get(RouterPath(path)) { request, _ -> Response in
+                guard let role = service.role(token: token(of: request)), roles.contains(role) else { throw unauthorized(service) }
+                throw HTTPError(.badRequest, message: "a WebSocket: connect with a WebSocket client (Upgrade: websocket)")
+            }
+        }
+
         let sockets = Router(context: BasicWebSocketRequestContext.self)
         sockets.ws("/v1/phone", shouldUpgrade: { request, _ in
-            guard let role = service.role(token: token(of: request)), role != .viewer else { throw unauthorized(service) }
+            guard let role = service.role(token: token(of: request)), role != .viewer else { return .dontUpgrade }
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let role = service.role(token: token(of: context.request)) ?? .phone
             await PhoneConnection(service: service, role: role).run(inbound: inbound, outbound: outbound)
         })
         sockets.ws("/v1/viewer", shouldUpgrade: { request, _ in
-            guard service.role(token: token(of: request)) == .viewer else { throw unauthorized(service) }
+            guard service.role(token: token(of: request)) == .viewer else { return .dontUpgrade }
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, _ in
             await viewer(service, inbound: inbound, outbound: outbound)
@@ -53,8 +63,20 @@ public enum LiveServer {
 
         var wsConfiguration = WebSocketServerConfiguration(maxFrameSize: service.options.limits.frameBytes)
         wsConfiguration.autoPing = .enabled(timePeriod: .seconds(30))
-        let app = Application(router: router,
-                              server: .http1WebSocketUpgrade(webSocketRouter: sockets, configuration: .init(ws: wsConfiguration)),
+        let webSockets = sockets.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(ws: wsConfiguration)
+        // Hummingbird answers a refused upgrade with 400; the gate answers one without the right token with 401.
+        let server = HTTPServerBuilder { responder in
+            UpgradeGatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSockets, configuration: configuration)) { head in
+                let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+                let bearer = head.headers["authorization"].first.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil }
+                let role = service.role(token: bearer ?? URLComponents(string: head.uri)?.queryItems?.first { $0.name == "token" }?.value)
+                let allowed = path == "/v1/phone" ? (role == .phone || role == .surveyor) : path == "/v1/viewer" ? role == .viewer : true
+                if !allowed { service.metrics.reject(.unauthorized) }
+                return allowed
+            }
+        }
+        let app = Application(router: router, server: server,
                               configuration: .init(address: .hostname(host, port: port), serverName: "indoorlab"),
                               onServerRunning: { channel in await running(channel.localAddress?.port ?? port) },
                               logger: logger)
@@ -190,5 +212,56 @@ struct PhoneConnection {
             if "\(error)".contains("messageTooLarge") || "\(error)".contains("tooLarge") { metrics.reject(.tooLarge) }
         }
         if let session { service.disconnect(session) }
+    }
+}
+
+/// The service's connections with a gate in front of the WebSocket upgrade: a WebSocket request without the right token
+/// gets 401 and is closed before anything is upgraded, read or stored.
+struct UpgradeGatedChannel<Inner: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Inner.Value
+    let inner: Inner
+    /// Whether a WebSocket upgrade request may go on.
+    let allows: @Sendable (HTTPRequestHead) -> Bool
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(UpgradeGate(allows: allows), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async { await inner.handle(value: value, logger: logger) }
+}
+
+/// Between the HTTP decoder and the upgrade handler: refuses a WebSocket upgrade that `allows` refuses with 401, and
+/// steps out of the pipeline once the first request has passed.
+final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    let allows: @Sendable (HTTPRequestHead) -> Bool
+    private var refusing = false
+
+    init(allows: @escaping @Sendable (HTTPRequestHead) -> Bool) { self.allows = allows }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if refusing { return }
+        guard case .head(let head) = unwrapInboundIn(data) else { context.fireChannelRead(data); return }
+        let upgrade = head.headers["upgrade"].contains { $0.lowercased() == "websocket" }
+        if upgrade && !allows(head) {
+            refusing = true
+            let body = ByteBuffer(string: "{\"error\":{\"message\":\"a bearer token is needed (Authorization: Bearer TOKEN, or ?token=TOKEN)\"}}")
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+            headers.add(name: "Content-Length", value: "\(body.readableBytes)")
+            headers.add(name: "Connection", value: "close")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .unauthorized, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            return
+        }
+        context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
