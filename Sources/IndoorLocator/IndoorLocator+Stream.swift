@@ -18,8 +18,9 @@ extension IndoorLocator {
         let t = input.timestamp.timeIntervalSinceReferenceDate
         newest = max(newest, t)
         let cutoff = newest - pathLoss.scanWindow
-        // Amortised: only when something is old enough to go (measurements arrive roughly in time order).
-        if stream.first.map({ $0.timestamp.timeIntervalSinceReferenceDate < cutoff }) ?? false || stream.count > 4096 {
+        // Amortised: once a window's worth is old enough to go (measurements arrive roughly in time order), not at every
+        // measurement; ``currentLocation(at:)`` never reads what is older than the cutoff, so nothing changes but the work.
+        if stream.first.map({ $0.timestamp.timeIntervalSinceReferenceDate < cutoff - pathLoss.scanWindow }) ?? false || stream.count > 4096 {
             stream.removeAll { $0.timestamp.timeIntervalSinceReferenceDate < cutoff }
         }
     }
@@ -38,8 +39,8 @@ extension IndoorLocator {
     /// locator: ``currentLocation(at:)`` and ``locations(from:)-(Inputs)`` step the same track.
     public func currentLocation(at time: Date) -> LocationOutcome {
         lock.lock(); defer { lock.unlock() }
-        let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow
-        var window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to }
+        let to = time.timeIntervalSinceReferenceDate, from = to - pathLoss.scanWindow, kept = newest - pathLoss.scanWindow
+        var window = stream.filter { let t = $0.timestamp.timeIntervalSinceReferenceDate; return t > from && t <= to && t >= kept }
         // Every step not yet used up to `to`, not only the window's: a step the pedometer reported late still counts.
         let due: (StepSample) -> Bool = { $0.timestamp.timeIntervalSinceReferenceDate <= to }
         for s in pendingSteps where due(s) { window.append(.step(s)) }

@@ -189,6 +189,30 @@ public final class IndoorLocator: @unchecked Sendable {
         tracker = ParticleTracker(venue: venue, solver: LevenbergMarquardt())
     }
 
+    /// Another locator of the same venue, for another phone: the same beacons, radio model, friezes, walls, rooms and
+    /// radio map, and the venue's precomputed grids shared rather than built again (a server locating many phones keeps
+    /// one copy of them); its own stream, track and device offset, its particles drawing from `seed`. It gives exactly
+    /// what a locator made from the same description with that seed gives.
+    public func sibling(seed: UInt64) -> IndoorLocator {
+        IndoorLocator(sibling: self, seed: seed)
+    }
+
+    private init(sibling other: IndoorLocator, seed: UInt64) {
+        beacons = other.beacons; pathLoss = other.pathLoss; friezes = other.friezes; walls = other.walls; rooms = other.rooms
+        index = other.index; packed = other.packed
+        workspace.sums = [Double](repeating: 0, count: beacons.count)
+        workspace.counts = [Int](repeating: 0, count: beacons.count)
+        workspace.rangeInformation = workspace.sums
+        workspace.rangeWeightedSums = workspace.sums
+        workspace.observed.reserveCapacity(beacons.count)
+        workspace.ranged.reserveCapacity(beacons.count)
+        var venue = other.venue
+        venue.seed = seed
+        self.venue = venue
+        engine = OffsetFreeFit(venue: venue, options: .learning, solver: LevenbergMarquardt(finishesWithNewton: true))
+        tracker = ParticleTracker(venue: venue, solver: LevenbergMarquardt(), floorplan: other.tracker.floorplan)
+    }
+
     /// Which frieze a heading taken at `position` points at: the visible frieze whose bearing agrees best.
     public func frieze(inViewFrom position: Position, heading: Double) -> String? {
         FriezeMatcher.bestFrieze(for: heading, from: Point(position.x, position.y), venue: venue).map { venue.landmarks[$0].name }

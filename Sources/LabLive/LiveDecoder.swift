@@ -3,173 +3,138 @@ import Foundation
 /// Reads a phone's frame into a ``PhoneMessage``, or says what is wrong with it and where: the field path
 /// (`samples[2].beacon.major`), what was expected and what was found.
 public enum LiveDecoder {
-    /// Decodes one text frame.
+    /// Decodes one text frame (Foundation's JSONDecoder; its coding path becomes the field path of a problem).
     public static func decode(_ text: String) -> Result<PhoneMessage, MessageProblem> {
-        let object: Any
+        let wire: WireMessage
         do {
-            object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
+            wire = try JSONDecoder().decode(WireMessage.self, from: Data(text.utf8))
+        } catch let e as DecodingError {
+            // The message's seq, when that much of it reads, so the phone knows which message was refused.
+            struct Sequence: Decodable { var seq: Int? }
+            var p = problem(e, text: text)
+            p.seq = (try? JSONDecoder().decode(Sequence.self, from: Data(text.utf8)))?.seq ?? nil
+            return .failure(p)
         } catch {
-            if text.contains("NaN") || text.contains("Infinity") {
-                return .failure(MessageProblem(.invalidValue, "NaN and Infinity are not numbers (JSON has none): send finite values"))
-            }
             return .failure(MessageProblem(.malformed, "not JSON: \(String(describing: error).prefix(120))"))
         }
-        guard let dict = object as? [String: Any] else { return .failure(MessageProblem(.malformed, "expected a JSON object with a \"type\"")) }
-        let f = Fields(dict, path: "")
         do {
-            return .success(try message(f))
+            return .success(try message(wire))
         } catch let p as MessageProblem {
             var p = p
-            if p.seq == nil { p.seq = try? f.int("seq") }
+            if p.seq == nil, let x = wire.seq, x == x.rounded(), abs(x) < 9e15 { p.seq = Int(x) }
             return .failure(p)
         } catch {
             return .failure(MessageProblem(.malformed, "\(error)"))
         }
     }
 
-    static func message(_ f: Fields) throws -> PhoneMessage {
-        let type = try f.string("type")
-        switch type {
+    /// Every field any message has; which must be there depends on `type`.
+    struct WireMessage: Decodable {
+        var type: String
+        /// Read as a number and checked to be whole here (the decoder's own error for 1.5 has no field path).
+        var seq: Double?
+        var phone: String?
+        var model: String?
+        var app: String?
+        var schema: Double?
+        var survey: Bool?
+        var t: Double?
+        var samples: [WireSample]?
+        var degrees: Double?
+        var accuracy: Double?
+        var frieze: String?
+        var steps: [WireStep]?
+        var name: String?
+        var x: Double?
+        var y: Double?
+    }
+
+    static func message(_ w: WireMessage) throws -> PhoneMessage {
+        func need<T>(_ v: T?, _ field: String, _ what: String) throws -> T {
+            guard let v else { throw MessageProblem(.malformed, "\(field): missing (expected \(what))") }
+            return v
+        }
+        func whole(_ x: Double?, _ field: String) throws -> Int? {
+            guard let x else { return nil }
+            guard x == x.rounded(), abs(x) < 9e15 else { throw MessageProblem(.invalidValue, "\(field): expected a whole number, found \(x)") }
+            return Int(x)
+        }
+        func sequence() throws -> Int {
+            let s = try need(try whole(w.seq, "seq"), "seq", "a whole number")
+            guard s >= 0 else { throw MessageProblem(.invalidValue, "seq: expected a whole number ≥ 0, found \(s)") }
+            return s
+        }
+        for (field, text) in [("phone", w.phone), ("model", w.model), ("app", w.app), ("frieze", w.frieze), ("name", w.name)] {
+            if let text, text.utf8.count > 256 { throw MessageProblem(.invalidValue, "\(field): longer than 256 bytes") }
+        }
+        switch w.type {
         case "hello":
-            return .hello(phone: try f.string("phone"), model: try f.optionalString("model") ?? "", app: try f.optionalString("app") ?? "",
-                          schema: try f.optionalInt("schema") ?? LiveSchema.version, survey: try f.optionalBool("survey") ?? false,
-                          t: try f.optionalNumber("t"))
+            return .hello(phone: try need(w.phone, "phone", "a string"), model: w.model ?? "", app: w.app ?? "",
+                          schema: try whole(w.schema, "schema") ?? LiveSchema.version, survey: w.survey ?? false, t: w.t)
         case "scans":
-            let seq = try f.sequence()
-            let items = try f.array("samples")
-            var samples: [WireSample] = []
-            samples.reserveCapacity(items.count)
-            for (i, item) in items.enumerated() {
-                let s = try item.object()
-                let b = try s.child("beacon").object()
-                let beacon = WireBeacon(uuid: try b.optionalString("uuid"), major: try b.optionalInt("major"), minor: try b.optionalInt("minor"),
-                                        namespace: try b.optionalString("namespace"), instance: try b.optionalString("instance"),
-                                        name: try b.optionalString("name"))
-                let sample = WireSample(beacon: beacon, rssi: try s.optionalNumber("rssi"), range: try s.optionalNumber("range"),
-                                        sigma: try s.optionalNumber("sigma"), technology: try s.optionalString("technology"), t: try s.number("t"))
-                guard (sample.rssi == nil) != (sample.range == nil) else {
+            let seq = try sequence()
+            let samples = try need(w.samples, "samples", "an array")
+            for (i, s) in samples.enumerated() {
+                guard (s.rssi == nil) != (s.range == nil) else {
                     throw MessageProblem(.malformed, "samples[\(i)]: expected one of \"rssi\" or \"range\"", seq: seq)
                 }
-                samples.append(sample)
+                for (field, text) in [("uuid", s.beacon.uuid), ("namespace", s.beacon.namespace), ("instance", s.beacon.instance), ("name", s.beacon.name), ("technology", s.technology)] {
+                    if let text, text.utf8.count > 256 { throw MessageProblem(.invalidValue, "samples[\(i)].beacon.\(field): longer than 256 bytes", seq: seq) }
+                }
             }
             return .scans(seq: seq, samples: samples)
         case "heading":
-            return .heading(seq: try f.sequence(), degrees: try f.number("degrees"), accuracy: try f.optionalNumber("accuracy") ?? 10,
-                            frieze: try f.optionalString("frieze"), t: try f.number("t"))
+            return .heading(seq: try sequence(), degrees: try need(w.degrees, "degrees", "a number"), accuracy: w.accuracy ?? 10,
+                            frieze: w.frieze, t: try need(w.t, "t", "a number"))
         case "steps":
-            let seq = try f.sequence()
-            let steps = try f.array("steps").map { item -> WireStep in
-                let s = try item.object()
-                return WireStep(length: try s.number("length"), heading: try s.number("heading"), lengthAccuracy: try s.optionalNumber("lengthAccuracy"),
-                                headingAccuracy: try s.optionalNumber("headingAccuracy"), t: try s.number("t"))
-            }
-            return .steps(seq: seq, steps: steps)
+            return .steps(seq: try sequence(), steps: try need(w.steps, "steps", "an array"))
         case "checkpoint":
-            return .checkpoint(seq: try f.sequence(), name: try f.string("name"), t: try f.number("t"))
+            return .checkpoint(seq: try sequence(), name: try need(w.name, "name", "a string"), t: try need(w.t, "t", "a number"))
         case "truth":
-            return .truth(seq: try f.sequence(), x: try f.number("x"), y: try f.number("y"), t: try f.number("t"))
+            return .truth(seq: try sequence(), x: try need(w.x, "x", "a number"), y: try need(w.y, "y", "a number"), t: try need(w.t, "t", "a number"))
         default:
-            throw MessageProblem(.malformed, "type: expected hello, scans, heading, steps, checkpoint or truth, found \"\(type.prefix(40))\"")
+            throw MessageProblem(.malformed, "type: expected hello, scans, heading, steps, checkpoint or truth, found \"\(w.type.prefix(40))\"")
+        }
+    }
+
+    /// A decoding error as a problem at its field path (`samples[2].beacon.major`).
+    static func problem(_ e: DecodingError, text: String) -> MessageProblem {
+        func path(_ keys: [any CodingKey]) -> String {
+            var out = ""
+            for k in keys {
+                if let i = k.intValue { out += "[\(i)]" } else { out += (out.isEmpty ? "" : ".") + k.stringValue }
+            }
+            return out
+        }
+        func kind(_ type: Any.Type) -> String {
+            switch type {
+            case is Double.Type: return "a number"
+            case is Int.Type: return "a whole number"
+            case is Bool.Type: return "true or false"
+            case is String.Type: return "a string"
+            default: return "\(type)".hasPrefix("Array") ? "an array" : "an object"
+            }
+        }
+        switch e {
+        case .keyNotFound(let key, let c):
+            let field = path(c.codingPath + [key])
+            return MessageProblem(.malformed, field == "type" ? "expected a JSON object with a \"type\"" : "\(field): missing")
+        case .typeMismatch(let type, let c):
+            return MessageProblem(.malformed, "\(c.codingPath.isEmpty ? "the message" : path(c.codingPath)): expected \(kind(type))")
+        case .valueNotFound(let type, let c):
+            return MessageProblem(.malformed, "\(path(c.codingPath)): expected \(kind(type)), found null")
+        case .dataCorrupted(let c):
+            if c.codingPath.isEmpty {
+                if text.contains("NaN") || text.contains("Infinity") {
+                    return MessageProblem(.invalidValue, "NaN and Infinity are not numbers (JSON has none): send finite values")
+                }
+                return MessageProblem(.malformed, "not JSON: \(c.debugDescription.prefix(120))")
+            }
+            if c.debugDescription.contains("does not fit") { return MessageProblem(.invalidValue, "\(path(c.codingPath)): expected a whole number") }
+            return MessageProblem(.invalidValue, "\(path(c.codingPath)): \(c.debugDescription.prefix(120))")
+        @unknown default:
+            return MessageProblem(.malformed, "\(e)")
         }
     }
 }
 
-/// A JSON value at a path, with typed accessors whose errors name the path.
-struct Fields {
-    let value: Any
-    let path: String
-
-    init(_ value: Any, path: String) { self.value = value; self.path = path }
-
-    func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-
-    func object() throws -> Fields {
-        guard value is [String: Any] else { throw MessageProblem(.malformed, "\(path): expected an object, found \(Fields.kind(value))") }
-        return self
-    }
-
-    func child(_ key: String) throws -> Fields {
-        guard let d = value as? [String: Any], let v = d[key], !(v is NSNull) else { throw MessageProblem(.malformed, "\(name(key)): missing") }
-        return Fields(v, path: name(key))
-    }
-
-    func optional(_ key: String) -> Any? {
-        guard let d = value as? [String: Any], let v = d[key], !(v is NSNull) else { return nil }
-        return v
-    }
-
-    func string(_ key: String) throws -> String {
-        guard let s = try optionalString(key) else { throw MessageProblem(.malformed, "\(name(key)): missing (expected a string)") }
-        return s
-    }
-
-    func optionalString(_ key: String) throws -> String? {
-        guard let v = optional(key) else { return nil }
-        guard let s = v as? String else { throw MessageProblem(.malformed, "\(name(key)): expected a string, found \(Fields.kind(v))") }
-        guard s.utf8.count <= 256 else { throw MessageProblem(.invalidValue, "\(name(key)): longer than 256 bytes") }
-        return s
-    }
-
-    func number(_ key: String) throws -> Double {
-        guard let x = try optionalNumber(key) else { throw MessageProblem(.malformed, "\(name(key)): missing (expected a number)") }
-        return x
-    }
-
-    func optionalNumber(_ key: String) throws -> Double? {
-        guard let v = optional(key) else { return nil }
-        guard let n = v as? NSNumber, !Fields.isBool(n) else { throw MessageProblem(.malformed, "\(name(key)): expected a number, found \(Fields.kind(v))") }
-        let x = n.doubleValue
-        guard x.isFinite else { throw MessageProblem(.invalidValue, "\(name(key)): expected a finite number") }
-        return x
-    }
-
-    func int(_ key: String) throws -> Int {
-        guard let i = try optionalInt(key) else { throw MessageProblem(.malformed, "\(name(key)): missing (expected a whole number)") }
-        return i
-    }
-
-    func optionalInt(_ key: String) throws -> Int? {
-        guard let x = try optionalNumber(key) else { return nil }
-        guard x == x.rounded(), abs(x) < 9e15 else { throw MessageProblem(.invalidValue, "\(name(key)): expected a whole number, found \(x)") }
-        return Int(x)
-    }
-
-    func optionalBool(_ key: String) throws -> Bool? {
-        guard let v = optional(key) else { return nil }
-        guard let n = v as? NSNumber, Fields.isBool(n) else { throw MessageProblem(.malformed, "\(name(key)): expected true or false, found \(Fields.kind(v))") }
-        return n.boolValue
-    }
-
-    /// `seq`: a whole number ≥ 0.
-    func sequence() throws -> Int {
-        let s = try int("seq")
-        guard s >= 0 else { throw MessageProblem(.invalidValue, "seq: expected a whole number ≥ 0, found \(s)") }
-        return s
-    }
-
-    func array(_ key: String) throws -> [Fields] {
-        let c = try child(key)
-        guard let a = c.value as? [Any] else { throw MessageProblem(.malformed, "\(c.path): expected an array, found \(Fields.kind(c.value))") }
-        return a.enumerated().map { Fields($0.element, path: "\(c.path)[\($0.offset)]") }
-    }
-
-    static func isBool(_ n: NSNumber) -> Bool {
-        #if canImport(Darwin)
-        return CFGetTypeID(n) == CFBooleanGetTypeID()
-        #else
-        // JSONSerialization gives true and false as a subclass of NSNumber whose type is "c".
-        return type(of: n) != NSNumber.self && String(cString: n.objCType) == "c"
-        #endif
-    }
-
-    static func kind(_ v: Any) -> String {
-        switch v {
-        case is String: return "a string"
-        case let n as NSNumber: return isBool(n) ? "a boolean" : "a number"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        case is NSNull: return "null"
-        default: return "\(type(of: v))"
-        }
-    }
-}

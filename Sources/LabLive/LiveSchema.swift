@@ -25,6 +25,25 @@ public struct WireBeacon: Codable, Sendable, Hashable {
     public init(uuid: String? = nil, major: Int? = nil, minor: Int? = nil, namespace: String? = nil, instance: String? = nil, name: String? = nil) {
         self.uuid = uuid; self.major = major; self.minor = minor; self.namespace = namespace; self.instance = instance; self.name = name
     }
+
+    enum CodingKeys: String, CodingKey { case uuid, major, minor, namespace, instance, name }
+
+    /// `major` and `minor` read as numbers and checked whole here, so that 1.5 is named by its field.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func whole(_ key: CodingKeys) throws -> Int? {
+            guard let x = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }
+            guard x == x.rounded(), abs(x) < 1e9 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "expected a whole number, found \(x)")
+            }
+            return Int(x)
+        }
+        uuid = try c.decodeIfPresent(String.self, forKey: .uuid)
+        major = try whole(.major); minor = try whole(.minor)
+        namespace = try c.decodeIfPresent(String.self, forKey: .namespace)
+        instance = try c.decodeIfPresent(String.self, forKey: .instance)
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+    }
 }
 
 /// One sample of a scan: a beacon heard with its RSSI (dBm), or ranged with a distance (m, its σ and technology).

@@ -61,6 +61,8 @@ public final class LiveService: @unchecked Sendable {
     public let metrics = LiveMetrics()
     let storage: LiveStorage
     let viewers: LiveViewers
+    /// The venue's locator, which every phone's is a sibling of (its grids shared, not built per phone).
+    let template: IndoorLocator
     private let lock = NSLock()
     private var sessions: [String: PhoneSession] = [:]
     private var connected: Set<String> = []
@@ -71,6 +73,9 @@ public final class LiveService: @unchecked Sendable {
         self.options = options
         storage = LiveStorage(metrics: metrics)
         viewers = LiveViewers(metrics: metrics)
+        do { template = try IndoorLocator(scenarioAt: venue.scenarioPath, seed: options.seed) } catch {
+            throw InputError(file: venue.scenarioPath, "cannot make the venue's locator: \(error)")
+        }
         do {
             try FileManager.default.createDirectory(atPath: options.recordings, withIntermediateDirectories: true)
         } catch {
@@ -114,17 +119,29 @@ public final class LiveService: @unchecked Sendable {
             throw MessageProblem(.forbidden, "survey: a survey session needs the survey token")
         }
         if let t, !(t.isFinite && t > 0) { throw MessageProblem(.invalidValue, "t: expected a Unix time in seconds") }
+        // The phone's id is taken under the lock; its recording is opened outside it, so phones connecting at once
+        // open their files side by side.
         lock.lock()
-        defer { lock.unlock() }
-        guard !connected.contains(phone) else { throw MessageProblem(.protocolError, "phone: \(phone) is connected already") }
+        guard !connected.contains(phone) else { lock.unlock(); throw MessageProblem(.protocolError, "phone: \(phone) is connected already") }
         guard connected.count < options.limits.phones else {
+            lock.unlock()
             throw MessageProblem(.tooManyPhones, "the service takes at most \(options.limits.phones) phones at once")
         }
-        let session: PhoneSession
-        if let s = sessions[phone], s.broken == nil, s.info.survey == survey {
-            session = s
+        connected.insert(phone)
+        metrics.phones.set(Double(connected.count))
+        var existing = sessions[phone]
+        if let s = existing, s.broken != nil || s.info.survey != survey {
+            sessions.removeValue(forKey: phone)
+            existing = nil
+            lock.unlock()
+            try? s.recording.close()
         } else {
-            if let s = sessions.removeValue(forKey: phone) { try? s.recording.close() }
+            lock.unlock()
+        }
+        let session: PhoneSession
+        if let existing {
+            session = existing
+        } else {
             let info = LiveSessionInfo(phone: phone, model: model, app: app, survey: survey)
             let path = options.recordings + "/" + phone + ".sqlite"
             let origin = t ?? (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000
@@ -133,15 +150,14 @@ public final class LiveService: @unchecked Sendable {
                                                                                   notes: "live session of \(phone) (\(model), app \(app))",
                                                                                   scenarioYAML: venue.scenarioYAML, timeOrigin: origin),
                                                   venue: venue.recorded, session: info)
-                let locator = try IndoorLocator(scenarioAt: venue.scenarioPath, seed: options.seed ^ LiveStorage.hash(phone))
+                let locator = template.sibling(seed: options.seed ^ LiveStorage.hash(phone))
                 session = PhoneSession(info: info, venue: venue, locator: locator, recording: recording, limits: options.limits)
             } catch {
+                lock.lock(); connected.remove(phone); metrics.phones.set(Double(connected.count)); lock.unlock()
                 throw MessageProblem(.storageFailed, "cannot open the session's recording: \(error)")
             }
-            sessions[phone] = session
+            lock.lock(); sessions[phone] = session; lock.unlock()
         }
-        connected.insert(phone)
-        metrics.phones.set(Double(connected.count))
         session.lock.lock(); session.sink = sink; session.lock.unlock()
         let welcome = LiveEncoder.encode(.welcome(venue: venue.name, session: phone, schema: LiveSchema.version, scanWindow: venue.scanWindow,
                                                   resumed: session.recording.resumed || session.recording.lastSequence >= 0,

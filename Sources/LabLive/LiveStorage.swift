@@ -4,14 +4,16 @@ import LabStore
 /// Commits the sessions' batches and acknowledges them once committed.
 ///
 /// Group commit: a session's messages wait in its pending batch while an earlier commit of the session runs, then go
-/// in one transaction. Sessions are spread over one serial queue per core, so a slow commit holds up only the phones
-/// on its queue, and both cores write. An acknowledgement is sent only after its transaction has committed; a failed
+/// in one transaction. Sessions are spread over eight serial queues, so a slow commit holds up only the phones on its
+/// queue, and every core writes. An acknowledgement is sent only after its transaction has committed; a failed
 /// commit (a full disk) acknowledges nothing and tells the phone, which sends the messages again.
 final class LiveStorage: @unchecked Sendable {
     private let queues: [DispatchQueue]
     let metrics: LiveMetrics
 
-    init(metrics: LiveMetrics, queues count: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+    /// Eight queues: a commit that waits for the disk (SQLite's checkpoint of a session's log syncs the file) holds up
+    /// the eighth of the phones on its queue, not half of them; the waiting costs no CPU.
+    init(metrics: LiveMetrics, queues count: Int = 8) {
         self.metrics = metrics
         queues = (0..<count).map { DispatchQueue(label: "indoorlab.live.storage.\($0)", qos: .userInitiated) }
     }

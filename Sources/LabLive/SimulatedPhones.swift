@@ -129,10 +129,14 @@ public enum SimulatedPhones {
         let total = outgoing.count
         return try await LiveSocket.connect(options.url, bearer: options.token) { inbound, outbound in
             let clock = ContinuousClock()
+            // As an app would: hello, then stream once welcomed (the walk's clock starts there).
+            try await outbound.send(hello)
+            var messages = inbound.makeAsyncIterator()
+            guard let first = try await messages.next() else { throw LiveSocket.Failure.closed(code: nil, reason: "no answer to hello") }
+            guard first.contains("\"type\":\"welcome\"") else { throw LiveSocket.Failure.closed(code: nil, reason: first) }
             let began = clock.now
             let sentAt = SentTimes(count: total)
             let sender = Task {
-                try await outbound.send(hello)
                 for m in outgoing {
                     let due = began + .seconds(m.at / options.speed)
                     if due > clock.now { try await Task.sleep(until: due, clock: clock) }
@@ -151,7 +155,7 @@ public enum SimulatedPhones {
                                      meanError: .nan, p95Error: .nan, ackP99: .nan, errors: [], fixes: [])
             var errors: [Double] = [], latencies: [Double] = []
             var acked = Set<Int>()
-            for try await text in inbound {
+            while let text = try await messages.next() {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], let type = object["type"] as? String else { continue }
                 switch type {
                 case "ack":

@@ -93,6 +93,8 @@ public final class LiveRecording: @unchecked Sendable {
             config.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // Appending reads almost nothing back: a small page cache (256 KiB, not SQLite's 2 MiB) per session.
+                try db.execute(sql: "PRAGMA cache_size = -256")
             }
             let queue = try DatabaseQueue(path: path, configuration: config)
             self.queue = queue

@@ -495,6 +495,10 @@ func builtProduct(_ name: String) -> URL {
         // The same seed and inputs: the same track.
         let again = walk(try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15), seed: 7), steps: true)
         #expect(again.map(\.position) == track.map(\.position))
+        // A sibling of a locator with another seed (sharing its grids) gives what a new locator with its seed gives.
+        let other = try IndoorLocator(beacons: placements, pathLoss: model, area: (width: 20, depth: 15), seed: 99)
+        _ = walk(other, steps: false)
+        #expect(walk(other.sibling(seed: 7), steps: true) == track)
         // Ranges alone bring it to where the walker went next (x = 14.5, y = 8.5) and hold it there.
         let p = Position(x: 14.5, y: 8.5)
         var last: Location?
