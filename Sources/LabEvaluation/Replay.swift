@@ -50,7 +50,10 @@ public enum RecordingReplay {
     /// The score's scenario label is the recording's name; the seed is the simulation's (0 for real data).
     public static func run(_ r: Recording, estimators: [EstimatorKind]? = nil) -> Result {
         let kinds = estimators ?? defaultEstimators(r)
-        let venue = r.venue.venue
+        var venue = r.venue.venue
+        // A live session's recording keeps the seed its phone's locator drew from: replay's trackers draw from it too,
+        // so they give the fixes the phone was sent.
+        if r.info.source == .live, let seed = r.info.seed { venue.seed = seed }
         let built = EpochBuilder(venue: venue).epochs(r)
         let results = Tournament.evaluate(epochs: built.epochs, observations: built.observations, venue: venue, estimators: kinds,
                                           scenario: r.info.name, seed: r.info.seed ?? 0)

@@ -145,7 +145,7 @@ public enum ServerMessage: Sendable, Hashable {
 /// A located scan window, as sent to the phone and to viewers.
 public struct LiveLocation: Codable, Sendable, Hashable {
     public var phone: String
-    /// The end of the scan window, Unix s.
+    /// The middle of the scan window (the time its location is for, as replay's epochs), Unix s.
     public var t: Double
     /// Metres, venue frame; nil when no location (see `reason`).
     public var x: Double?

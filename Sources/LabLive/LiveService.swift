@@ -145,12 +145,15 @@ public final class LiveService: @unchecked Sendable {
             let info = LiveSessionInfo(phone: phone, model: model, app: app, survey: survey)
             let path = options.recordings + "/" + phone + ".sqlite"
             let origin = t ?? (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000
+            let seed = options.seed ^ LiveStorage.hash(phone)
             do {
                 let recording = try LiveRecording(path: path, info: RecordingInfo(name: "\(venue.name)-live-\(phone)", source: .live, venue: venue.name,
                                                                                   notes: "live session of \(phone) (\(model), app \(app))",
-                                                                                  scenarioYAML: venue.scenarioYAML, timeOrigin: origin),
+                                                                                  seed: seed, scenarioYAML: venue.scenarioYAML, timeOrigin: origin),
                                                   venue: venue.recorded, session: info)
-                let locator = template.sibling(seed: options.seed ^ LiveStorage.hash(phone))
+                let locator = template.sibling(seed: seed)
+                // A new phone, as replay starts each recording's pass: its own random stream from the seed.
+                locator.forgetDevice()
                 session = PhoneSession(info: info, venue: venue, locator: locator, recording: recording, limits: options.limits)
             } catch {
                 lock.lock(); connected.remove(phone); metrics.phones.set(Double(connected.count)); lock.unlock()

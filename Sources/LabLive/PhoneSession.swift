@@ -25,6 +25,8 @@ final class PhoneSession: @unchecked Sendable {
     private var highestAccepted: Int
     private var bucket: TokenBucket
     private var presence: PresenceTracker
+    /// Steps after the open window's middle: they count from the next window on.
+    private var heldSteps: [StepSample] = []
 
     // Shared with the storage queue and `/v1/phones`, under `lock`.
     let lock = NSLock()
@@ -163,10 +165,17 @@ final class PhoneSession: @unchecked Sendable {
             } else if openWindow == nil {
                 openWindow = k
             }
-            if let input = item.input { locator.add(input) }
+            if let input = item.input {
+                // A step waits for the window whose middle it precedes (replay gives each epoch, at its window's middle,
+                // the steps since the previous one); everything else goes to the stream at once.
+                if case .step(let step) = input, item.t > middle(of: k) { heldSteps.append(step) } else { locator.add(input) }
+            }
         }
         return out
     }
+
+    /// The middle of window `k`, Unix s: the time its location is for.
+    func middle(of k: Int) -> Double { recording.timeOrigin + (Double(k) + 0.5) * venue.scanWindow }
 
     /// The scan window (from the recording's origin) holding Unix time `t`, as replay's windows are cut.
     func windowIndex(_ t: Double) -> Int {
@@ -177,8 +186,16 @@ final class PhoneSession: @unchecked Sendable {
     /// The location of scan window `k`: the library's stream over [start, end) of the window.
     private func locate(window k: Int) -> LiveLocation {
         let end = recording.timeOrigin + Double(k + 1) * venue.scanWindow
+        let due = heldSteps.filter { $0.timestamp.timeIntervalSince1970 <= middle(of: k) }
+        if !due.isEmpty {
+            for step in due { locator.add(step) }
+            heldSteps.removeAll { $0.timestamp.timeIntervalSince1970 <= middle(of: k) }
+        }
         let outcome = locator.currentLocation(at: Date(timeIntervalSince1970: end - 1e-6))
-        var l = LiveLocation(phone: phone, t: end, beaconsUsed: 0)
+        // After the window: the steps held past its middle join the stream for the next.
+        for step in heldSteps { locator.add(step) }
+        heldSteps.removeAll()
+        var l = LiveLocation(phone: phone, t: middle(of: k), beaconsUsed: 0)
         switch outcome {
         case .located(let fix):
             l.x = fix.position.x; l.y = fix.position.y

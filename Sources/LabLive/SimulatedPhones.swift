@@ -165,7 +165,7 @@ public enum SimulatedPhones {
                 case "location":
                     result.locations += 1
                     let t = (object["t"] as? NSNumber)?.doubleValue ?? .nan
-                    let k = Int(((t - start) / window).rounded()) - 1
+                    let k = Int(((t - start) / window).rounded(.down))
                     let x = (object["x"] as? NSNumber)?.doubleValue, y = (object["y"] as? NSNumber)?.doubleValue
                     result.fixes.append((k, x, y))
                     if let x, let y {

@@ -33,4 +33,12 @@ import Testing
         #expect(r.status == 0 && (r.report["problems"] as? [String])?.isEmpty == true, "\(r.report) \(r.stderr.suffix(2000))")
         #expect(r.report["kills"] as? Int == 10 && r.report["acknowledged"] as? Int == r.report["messages"] as? Int)
     }
+
+    /// 10,000 malformed, oversized, out-of-range, unknown-beacon and forbidden messages, and 100 connections with a wrong
+    /// token: the service stays up, stores nothing of them, and counts each in /metrics by reason.
+    @Test func tenThousandBadMessagesAreCountedAndNothingIsStored() throws {
+        let r = try python("abuse", ["--messages", "10000"])
+        #expect(r.status == 0 && (r.report["problems"] as? [String])?.isEmpty == true, "\(r.report) \(r.stderr.suffix(2000))")
+        #expect(r.report["stored"] as? Int == 0)
+    }
 }

@@ -5,6 +5,9 @@
       Starts the service and checks the schema from outside: hello → welcome, each message acknowledged, one
       location per closed scan window with its fields, error frames with codes and field paths, 401 without a token,
       /metrics counting refusals by reason.
+  live_client.py abuse --binary BIN --scenario SCENARIO [--messages 10000]
+      Sends that many malformed, oversized, out-of-range and unauthenticated messages (connections refused without a
+      token among them): the service stays up, stores nothing of them, and counts every one in /metrics by reason.
   live_client.py kill --binary BIN --scenario SCENARIO [--kills 10] [--seed 1]
       Streams a survey session at a high rate while the service is killed with SIGKILL at random moments and
       restarted; the client reconnects and sends again what was not acknowledged, as a phone app would. At the end
@@ -12,7 +15,7 @@
 
 Prints one JSON object of figures; exit status 0 when every check held.
 """
-import argparse, asyncio, json, os, random, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
+import argparse, asyncio, json, os, random, re, signal, sqlite3, subprocess, sys, tempfile, time, urllib.error, urllib.request
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus, WebSocketException
@@ -254,16 +257,88 @@ async def kill_check(args):
     return not problems
 
 
+async def abuse_check(args):
+    rng = random.Random(args.seed)
+    folder = tempfile.mkdtemp(prefix="live-abuse-")
+    service = Service(args.binary, args.scenario, folder, ["--max-rate", "100000", "--max-message-bytes", "4096"])
+    service.start()
+    venue, beacons = beacons_of(service)
+    good = wire(beacons[0])
+    kinds = {
+        "malformed": lambda s: rng.choice(["{", "[]", "null", '{"type":"scans"', '{"type":42}', '{"type":"scans","seq":"x","samples":[]}',
+                                           '{"type":"scans","seq":%d,"samples":{}}' % s, "\u00ff" * 5]),
+        "too-large": lambda s: json.dumps({"type": "scans", "seq": s, "samples": [{"beacon": good, "rssi": -70, "t": T0}] * 80}),
+        "invalid-value": lambda s: rng.choice([json.dumps({"type": "scans", "seq": s, "samples": [{"beacon": good, "rssi": 99, "t": T0 + 0.1}]}),
+                                               '{"type":"scans","seq":%d,"samples":[{"beacon":%s,"rssi":NaN,"t":1}]}' % (s, json.dumps(good))]),
+        "unknown-beacon": lambda s: json.dumps({"type": "scans", "seq": s, "samples": [{"beacon": {"name": "nobody-%d" % s}, "rssi": -70, "t": T0 + 0.1}]}),
+        "forbidden": lambda s: json.dumps({"type": "truth", "seq": s, "x": 1, "y": 1, "t": T0 + 0.1}),
+    }
+    sent = {k: 0 for k in kinds}
+    unauthorized = 0
+    headers = {"Authorization": "Bearer " + service.tokens["phone"]}
+    n = args.messages
+    try:
+        async with connect(service.url("/v1/phone"), additional_headers=headers, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "hello", "phone": "abuser", "schema": 1, "t": T0}))
+            welcome = json.loads(await ws.recv())
+            errors = 0
+
+            async def reader():
+                nonlocal errors
+                async for text in ws:
+                    if json.loads(text)["type"] == "error":
+                        errors += 1
+
+            task = asyncio.create_task(reader())
+            names = list(kinds)
+            for s in range(n - 100):
+                kind = names[s % len(names)]
+                await ws.send(kinds[kind](s))
+                sent[kind] += 1
+            deadline = time.time() + 30
+            while errors < n - 100 and time.time() < deadline:
+                await asyncio.sleep(0.05)
+            task.cancel()
+        for _ in range(100):
+            try:
+                async with connect(service.url("/v1/phone"), additional_headers={"Authorization": "Bearer wrong-token-%d" % rng.randrange(10**9)}) as ws:
+                    pass
+            except InvalidStatus as e:
+                unauthorized += e.response.status_code == 401
+        status, health = service.get("/healthz")
+        _, metrics = service.get("/metrics")
+    finally:
+        service.stop()
+    counted = {k: int(float(re.search(r'indoorlab_rejected_messages_total\{reason="%s"\} ([0-9.e+]+)' % k, metrics).group(1))) for k in list(kinds) + ["unauthorized"]}
+    db = sqlite3.connect(os.path.join(folder, "rec", "abuser.sqlite"))
+    stored = sum(db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("rssi_samples", "range_samples", "heading_samples", "step_samples", "ground_truth"))
+    db.close()
+    problems = []
+    if status != 200 or health.strip() != "ok":
+        problems.append(f"/healthz after the abuse: {status} {health!r}")
+    for k in kinds:
+        if counted[k] != sent[k]:
+            problems.append(f"{k}: sent {sent[k]}, counted {counted[k]}")
+    if unauthorized != 100 or counted["unauthorized"] != 100:
+        problems.append(f"unauthorized: 100 tried, {unauthorized} got 401, {counted['unauthorized']} counted")
+    if stored != 0:
+        problems.append(f"{stored} rows stored from refused messages")
+    print(json.dumps({"check": "abuse", "messages": n, "sent": sent, "counted": counted, "errorFrames": errors, "stored": stored, "problems": problems}))
+    return not problems
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("mode", choices=["schema", "kill"])
+    p.add_argument("mode", choices=["schema", "kill", "abuse"])
     p.add_argument("--binary", required=True)
     p.add_argument("--scenario", default="open-hall")
     p.add_argument("--kills", type=int, default=10)
-    p.add_argument("--messages", type=int, default=3000)
+    p.add_argument("--messages", type=int, default=None, help="kill: 3000, abuse: 10000")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
-    ok = asyncio.run(schema_check(args) if args.mode == "schema" else kill_check(args))
+    if args.messages is None:
+        args.messages = 10000 if args.mode == "abuse" else 3000
+    ok = asyncio.run({"schema": schema_check, "kill": kill_check, "abuse": abuse_check}[args.mode](args))
     sys.exit(0 if ok else 1)
 
 
