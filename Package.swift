@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "LabPlotTests", dependencies: ["LabResults", "LabPlot", "LabCore", "LabScenarioIO", "LabStore", "LabEvaluation", "LabEstimators"]),
         .testTarget(name: "LabStoreTests", dependencies: ["LabResults", "LabStore", "LabCore", "LabScenarioIO", "LabSimulation", "LabEvaluation", "LabEstimators",
                                                              .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LabLiveTests", dependencies: ["LabLive", "LabCore", "LabScenarioIO", "LabStore", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
+        .testTarget(name: "LabLiveTests", dependencies: ["LabLive", "LabCore", "LabScenarioIO", "LabSimulation", "LabStore", "LabEstimators", "LabEvaluation", "IndoorLocator"]),
         .testTarget(name: "LabReportTests", dependencies: ["LabReport", "LabCore", "LabEstimators", "LabResults", "LabEvaluation"]),
     ]
 )

@@ -6,6 +6,7 @@ import LabCore
 import LabEstimators
 import LabEvaluation
 import LabScenarioIO
+import LabSimulation
 import LabStore
 import Testing
 @testable import LabLive
@@ -241,6 +242,46 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
             compared += 1
         }
         #expect(compared > 50)
+    }
+}
+
+@Suite(.serialized) struct LiveSurveyTests {
+    /// Calibration becomes a walk: a simulated surveyor streams a walk as a survey session (its truth as ground truth),
+    /// and the calibration from the live recording is the one from `record`'s recording of the same walk and seed.
+    @Test func aSurveyWalkCalibratesAsTheRecordedWalkDoes() async throws {
+        let running = try await RunningService.start(scenario: "esoc-office") { $0.messagesPerSecond = 100_000 }
+        let scenario = try ScenarioLoader.load(path: scenariosDir + "/esoc-office.yaml")
+        let walk = try #require(scenario.walk(named: "shift-start"))
+        var options = SimulatedPhones.Options(url: running.phoneURL, token: RunningService.surveyToken, walk: walk)
+        options.survey = true; options.speed = 500; options.seed = 2; options.condition = .field; options.start = 1_800_000_000
+        let live = try #require(try await SimulatedPhones.run(scenario: scenario, options: options).first)
+        await running.stop()
+        #expect(live.acknowledged == live.messagesSent && live.errors.isEmpty, "\(SimulatedPhones.describe(live))")
+        let fromLive = try Calibration(try RecordingStore.read(path: running.dir + "/rec/sim-1.sqlite"))
+        let epochs = try Simulator(scenario: scenario, condition: .field).simulate(walk: walk, seed: 2)
+        let fromRecord = try Calibration(SimulatedRecording.make(epochs: epochs, scenario: scenario, walk: walk, seed: 2))
+        #expect(fromLive.global.samples == fromRecord.global.samples && fromLive.global.samples > 100)
+        #expect(abs(fromLive.global.p0 - fromRecord.global.p0) < 1e-6 && abs(fromLive.global.exponent - fromRecord.global.exponent) < 1e-6
+                && abs(fromLive.global.sigma - fromRecord.global.sigma) < 1e-6, "live \(fromLive.global), record \(fromRecord.global)")
+        #expect(fromLive.beacons.map(\.id) == fromRecord.beacons.map(\.id))
+    }
+
+    /// A scanned QR checkpoint is ground truth at the checkpoint's place (source qr-checkpoint); an unknown one is refused.
+    @Test func aCheckpointIsGroundTruth() async throws {
+        let running = try await RunningService.start(scenario: "esoc-office")
+        let scenario = try ScenarioLoader.load(path: scenariosDir + "/esoc-office.yaml")
+        let checkpoint = try #require(scenario.checkpoints.first)
+        let t0 = 1_800_000_000.0
+        let got = try await LiveSocket.connect(running.phoneURL, bearer: RunningService.surveyToken) { inbound, outbound in
+            try await outbound.send(hello("surveyor-1", survey: true, t: t0))
+            try await outbound.send("{\"type\":\"checkpoint\",\"seq\":0,\"name\":\"\(checkpoint.id)\",\"t\":\(t0 + 0.4)}")
+            try await outbound.send("{\"type\":\"checkpoint\",\"seq\":1,\"name\":\"no-such-qr\",\"t\":\(t0 + 0.6)}")
+            return try await collect(inbound) { $0.contains { $0["type"] as? String == "error" } && $0.contains { $0["type"] as? String == "ack" } }
+        }
+        #expect(got.first { $0["type"] as? String == "error" }?["code"] as? String == "invalid-value")
+        await running.stop()
+        let r = try RecordingStore.read(path: running.dir + "/rec/surveyor-1.sqlite")
+        #expect(r.truth.count == 1 && r.truth[0].source == .checkpoint && r.truth[0].position == checkpoint.position && abs(r.truth[0].t - 0.4) < 1e-6)
     }
 }
 
