@@ -1,6 +1,6 @@
 # IndoorLab — the two commands:  make demo  (the tournament and its plots)   make test  (every test)
 SWIFT        ?= swift
-APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev python3
+APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev libavahi-compat-libdnssd-dev python3
 SEEDS        ?= 10
 BIN          := .build/release/indoorlab
 # The real datasets, when present next to the repository, join the tournament (docs/tournament.md, "Real protocols").
@@ -9,7 +9,7 @@ REAL         := $(if $(wildcard $(DATASETS)/uji-ble-geo $(DATASETS)/danis-ble-tr
 
 PREFIX       ?= /usr/local
 
-.PHONY: all deps build demo demo-run check-results test test-slurm docs bench bench-memory plots clean install install-files fuzz fuzz-build
+.PHONY: all deps build demo demo-run check-results test test-slurm test-dnssd docs bench bench-memory plots clean install install-files fuzz fuzz-build
 
 all: build
 
@@ -68,6 +68,14 @@ test: deps
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
 	SWIFT=$(SWIFT) scripts/docs-check
 	$(MAKE) --no-print-directory test-slurm
+	$(MAKE) --no-print-directory test-dnssd
+
+# The live service's DNS-SD advertisement found by avahi-browse, inside network namespaces the script makes, with
+# avahi-daemon (and D-Bus when missing) started there (root; docs/live.md, "Discovery").
+test-dnssd:
+	@if [ "$$(id -u)" -eq 0 ]; then scripts/dnssd-test $(TEST_BIN); \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo -n scripts/dnssd-test $(TEST_BIN); \
+	else echo "test-dnssd: NOT RUN: it needs root for network namespaces and avahi-daemon (run: sudo make test-dnssd)" >&2; fi
 
 # A sweep through a real single-node Slurm that the script starts (root: it installs slurm-wlm and munge when missing
 # and starts munged, slurmctld and slurmd; docs/sweeps.md). Without root it says it did not run.

@@ -30,6 +30,8 @@ let package = Package(
         // Heap statistics for the benchmark (glibc's mallinfo2 is not visible from Swift's Glibc module).
         .target(name: "CHeapStats"),
         .systemLibrary(name: "CPLplot", pkgConfig: "plplot", providers: [.apt(["libplplot-dev", "plplot-driver-cairo"])]),
+        // DNS-SD's Bonjour API (dns_sd.h), on Linux through Avahi's compatibility library: the live service advertises itself.
+        .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
 
         // The pure model: geometry, scenario types, venue, walls, readings, errors, and the shared maths
         // (Fisher information, quantiles, RSSI↔range, the JSON format). No I/O libraries.
@@ -72,7 +74,7 @@ let package = Package(
         // each session becomes a recording (acknowledged after commit); viewers watch a live map. And the simulated
         // phones that stream a walk to it. (Hummingbird, hummingbird-websocket, swift-prometheus.)
         .target(name: "LabLive", dependencies: [
-            "LabCore", "LabScenarioIO", "LabSimulation", "LabStore", "IndoorLocator", "IndoorLocatorScenarios",
+            "LabCore", "LabScenarioIO", "LabSimulation", "LabStore", "IndoorLocator", "IndoorLocatorScenarios", "CDNSSD",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -22,7 +22,10 @@ import NIOHTTP1
 public enum LiveServer {
     /// Serves `service` on `host:port` until the task is cancelled or the process gets SIGINT/SIGTERM; `running` gets
     /// the port bound (useful with port 0). The sessions' recordings are closed on the way out.
+    /// - Parameter advertise: register the service with DNS-SD once it runs (``ServiceAdvertiser``); `advertised` gets
+    ///   the outcome (the advertiser, or why there is none).
     public static func run(_ service: LiveService, host: String, port: Int, logLevel: Logger.Level = .warning,
+                           advertise: Bool = false, advertised: @escaping @Sendable (Result<ServiceAdvertiser, any Error>) -> Void = { _ in },
                            running: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         var logger = Logger(label: "indoorlab.serve")
         logger.logLevel = logLevel
@@ -63,6 +66,7 @@ public enum LiveServer {
 
         var wsConfiguration = WebSocketServerConfiguration(maxFrameSize: service.options.limits.frameBytes)
         wsConfiguration.autoPing = .enabled(timePeriod: .seconds(30))
+        let advertisedBox = AdvertiserBox()
         let webSockets = sockets.buildResponder()
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(ws: wsConfiguration)
         // Hummingbird answers a refused upgrade with 400; the gate answers one without the right token with 401.
@@ -78,9 +82,19 @@ public enum LiveServer {
         }
         let app = Application(router: router, server: server,
                               configuration: .init(address: .hostname(host, port: port), serverName: "indoorlab"),
-                              onServerRunning: { channel in await running(channel.localAddress?.port ?? port) },
+                              onServerRunning: { channel in
+                                  let bound = channel.localAddress?.port ?? port
+                                  if advertise {
+                                      advertisedBox.set(Result {
+                                          try ServiceAdvertiser(name: service.venue.name, port: bound,
+                                                                txt: [("venue", service.venue.name), ("schema", "\(LiveSchema.version)"), ("path", "/v1/phone")])
+                                      })
+                                      advertised(advertisedBox.result!)
+                                  }
+                                  await running(bound)
+                              },
                               logger: logger)
-        defer { service.viewers.finishAll(); service.close() }
+        defer { (try? advertisedBox.result?.get())?.stop(); service.viewers.finishAll(); service.close() }
         try await app.runService()
     }
 
@@ -264,4 +278,12 @@ final class UpgradeGate: ChannelInboundHandler, RemovableChannelHandler, @unchec
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
+}
+
+/// The advertiser, once the server runs (set on the server's task, read when it stops).
+final class AdvertiserBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Result<ServiceAdvertiser, any Error>?
+    func set(_ r: Result<ServiceAdvertiser, any Error>) { lock.lock(); value = r; lock.unlock() }
+    var result: Result<ServiceAdvertiser, any Error>? { lock.lock(); defer { lock.unlock() }; return value }
 }

@@ -12,6 +12,8 @@ struct Serve: ParsableCommand {
 
         Viewers (the viewer token): GET /v1/phones, and ws://HOST:PORT/v1/viewer for locations and room presence events. Anyone: GET /healthz, /metrics (Prometheus), /v1/venue (the floorplan).
 
+        The service advertises itself with DNS-SD as _indoorlab._tcp (TXT: venue, schema, path) through the Avahi daemon, when one runs; --no-advertise turns that off.
+
         Stops on SIGINT or SIGTERM, closing every recording. A restart resumes each phone's recording where it stopped.
 
         Example:
@@ -52,6 +54,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Largest message, bytes.")
     var maxMessageBytes = 65_536
 
+    @Flag(help: "Do not advertise the service with DNS-SD (_indoorlab._tcp, through the Avahi daemon).")
+    var noAdvertise = false
+
     @Flag(help: "Print the port bound as JSON ({\"port\": N, …}) instead of a sentence.")
     var json = false
 
@@ -75,9 +80,19 @@ struct Serve: ParsableCommand {
         options.limits.messagesPerSecond = maxRate
         options.limits.messageBytes = maxMessageBytes
         let service = try LiveService(venue: venue, options: options)
-        let (host, json) = (self.host, self.json)
+        let (host, json, advertise) = (self.host, self.json, !noAdvertise)
         try blocking {
-            try await LiveServer.run(service, host: host, port: port) { bound in
+            try await LiveServer.run(service, host: host, port: port, advertise: advertise, advertised: { outcome in
+                switch outcome {
+                case .success(let a):
+                    // The daemon answers within a moment; say what it said (the name may have been changed to be unique).
+                    let state = a.waitForAnswer(seconds: 2)
+                    if case .registered(let name) = state { printError("advertised as '\(name)' (\(ServiceAdvertiser.serviceType))") }
+                    else if case .failed(let code) = state { printError("warning: DNS-SD refused the registration (\(ServiceAdvertiser.Failure(code: code))); serving unadvertised") }
+                case .failure(let e):
+                    printError("warning: not advertised with DNS-SD: \(e); serving unadvertised (--no-advertise hides this)")
+                }
+            }) { bound in
                 if json {
                     print("{\"port\":\(bound),\"venue\":\(LiveEncoder.str(venue.name)),\"schema\":\(LiveSchema.version)}")
                 } else {

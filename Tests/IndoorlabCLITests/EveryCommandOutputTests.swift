@@ -6,7 +6,7 @@ import Testing
 /// and plot's. Regenerate after an intended change with `INDOORLAB_RECORD_EXPECTED=1` and review `git diff`.
 extension ExpectedOutputTests {
     static let commands = ["validate", "simulate", "compare", "plot", "plan", "tune", "sweep", "record", "import", "replay", "calibrate",
-                           "coverage", "bench"]
+                           "coverage", "bench", "serve", "phone"]
 
     @Test func theToolsHelpListsEveryCommand() throws {
         let r = try indoorlab(["--help"])

@@ -33,7 +33,7 @@ final class RunningService: @unchecked Sendable {
         limits(&options.limits)
         let service = try LiveService(venue: try LiveVenue(scenario: scenariosDir + "/\(scenario).yaml"), options: options)
         let (ports, sink) = AsyncStream<Int>.makeStream()
-        let task = Task { try await LiveServer.run(service, host: "127.0.0.1", port: 0, logLevel: .critical) { sink.yield($0); sink.finish() } }
+        let task = Task { try await LiveServer.run(service, host: "127.0.0.1", port: 0, logLevel: .critical, running: { sink.yield($0); sink.finish() }) }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw LiveSocket.Failure.refused("no port") }
         return RunningService(service: service, port: port, dir: dir, task: task)

@@ -35,7 +35,7 @@ class Service:
         self.tokens = {n: open(os.path.join(folder, n + ".token")).read().strip() for n in ("phone", "viewer", "survey")}
 
     def start(self):
-        args = [self.binary, "serve", self.scenario, "--port", str(self.port), "--json",
+        args = [self.binary, "serve", self.scenario, "--port", str(self.port), "--json", "--no-advertise",
                 "--token-file", os.path.join(self.folder, "phone.token"),
                 "--viewer-token-file", os.path.join(self.folder, "viewer.token"),
                 "--survey-token-file", os.path.join(self.folder, "survey.token"),
