@@ -1,6 +1,6 @@
 # IndoorLab — the two commands:  make demo  (the tournament and its plots)   make test  (every test)
 SWIFT        ?= swift
-APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev libavahi-compat-libdnssd-dev python3
+APT_PACKAGES := libgsl-dev libplplot-dev plplot-driver-cairo libsqlite3-dev libavahi-compat-libdnssd-dev python3 chromium curl
 SEEDS        ?= 10
 BIN          := .build/release/indoorlab
 # The real datasets, when present next to the repository, join the tournament (docs/tournament.md, "Real protocols").

@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "CHeapStats"),
         .systemLibrary(name: "CPLplot", pkgConfig: "plplot", providers: [.apt(["libplplot-dev", "plplot-driver-cairo"])]),
         // DNS-SD's Bonjour API (dns_sd.h), on Linux through Avahi's compatibility library: the live service advertises itself.
-        .systemLibrary(name: "CDNSSD", pkgConfig: "avahi-compat-libdns_sd", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+        .systemLibrary(name: "CDNSSD", providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
 
         // The pure model: geometry, scenario types, venue, walls, readings, errors, and the shared maths
         // (Fisher information, quantiles, RSSI↔range, the JSON format). No I/O libraries.

@@ -10,6 +10,7 @@ import NIOHTTP1
 ///
 /// | route | who | what |
 /// |---|---|---|
+/// | `GET /?token=…` | viewer token | the live map (``MapPage``) |
 /// | `GET /healthz` | anyone | `ok` |
 /// | `GET /metrics` | anyone | Prometheus text (``LiveMetrics``) |
 /// | `GET /v1/venue` | anyone | the floorplan as JSON (``LiveVenue/floorplanJSON()``) |
@@ -31,6 +32,11 @@ public enum LiveServer {
         logger.logLevel = logLevel
         let router = Router()
         router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/") { request, _ in
+            guard service.role(token: token(of: request)) == .viewer else { throw unauthorized(service) }
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: ByteBuffer(string: MapPage.html)))
+        }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(string: service.metrics.text())))
