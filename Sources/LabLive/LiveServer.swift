@@ -33,7 +33,7 @@ public enum LiveServer {
         let router = Router()
         router.get("/healthz") { _, _ in "ok\n" }
         router.get("/") { request, _ in
-            guard service.role(token: token(of: request)) == .viewer else { throw unauthorized(service) }
+            guard let role = service.role(token: token(of: request)), role == .viewer || role == .surveyor else { throw unauthorized(service) }
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(string: MapPage.html)))
         }
@@ -48,7 +48,7 @@ public enum LiveServer {
         }
 
         // A socket's upgrade refused (no token) comes here: 401 names what is missing.
-        for (path, roles) in [("/v1/phone", [LiveRole.phone, .surveyor]), ("/v1/viewer", [LiveRole.viewer])] {
+        for (path, roles) in [("/v1/phone", [LiveRole.phone, .surveyor]), ("/v1/viewer", [LiveRole.viewer, .surveyor])] {
             router.get(RouterPath(path)) { request, _ -> Response in
                 guard let role = service.role(token: token(of: request)), roles.contains(role) else { throw unauthorized(service) }
                 throw HTTPError(.badRequest, message: "a WebSocket: connect with a WebSocket client (Upgrade: websocket)")
@@ -64,10 +64,10 @@ public enum LiveServer {
             await PhoneConnection(service: service, role: role).run(inbound: inbound, outbound: outbound)
         })
         sockets.ws("/v1/viewer", shouldUpgrade: { request, _ in
-            guard service.role(token: token(of: request)) == .viewer else { return .dontUpgrade }
+            guard let role = service.role(token: token(of: request)), role == .viewer || role == .surveyor else { return .dontUpgrade }
             return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, _ in
-            await viewer(service, inbound: inbound, outbound: outbound)
+        }, onUpgrade: { inbound, outbound, context in
+            await viewer(service, surveyor: service.role(token: token(of: context.request)) == .surveyor, inbound: inbound, outbound: outbound)
         })
 
         var wsConfiguration = WebSocketServerConfiguration(maxFrameSize: service.options.limits.frameBytes)
@@ -81,7 +81,7 @@ public enum LiveServer {
                 let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
                 let bearer = head.headers["authorization"].first.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil }
                 let role = service.role(token: bearer ?? URLComponents(string: head.uri)?.queryItems?.first { $0.name == "token" }?.value)
-                let allowed = path == "/v1/phone" ? (role == .phone || role == .surveyor) : path == "/v1/viewer" ? role == .viewer : true
+                let allowed = path == "/v1/phone" ? (role == .phone || role == .surveyor) : path == "/v1/viewer" ? (role == .viewer || role == .surveyor) : true
                 if !allowed { service.metrics.reject(.unauthorized) }
                 return allowed
             }
@@ -118,20 +118,48 @@ public enum LiveServer {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A viewer: the phones' last locations, then every location and presence event as it happens.
-    static func viewer(_ service: LiveService, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    /// A viewer: its role, the phones' last locations, then every location and presence event as it happens. A surveyor
+    /// (the survey token) may also send taps, `{"type":"tap","phone":ID,"x":…,"y":…}`: ground truth for that phone's
+    /// survey session at its latest time, answered `{"type":"tap",…,"stored":true}` once committed.
+    static func viewer(_ service: LiveService, surveyor: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         let (id, stream) = service.viewers.subscribe()
+        let (replies, reply) = AsyncStream<String>.makeStream()
         defer { service.viewers.unsubscribe(id) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                try? await outbound.write(.text("{\"type\":\"viewer\",\"role\":\"\(surveyor ? "surveyor" : "viewer")\",\"schema\":\(LiveSchema.version)}"))
                 for l in service.lastLocations() { try? await outbound.write(.text(LiveEncoder.location(l, type: "location"))) }
-                for await text in stream {
-                    do { try await outbound.write(.text(text)) } catch { break }
+                await withTaskGroup(of: Void.self) { writers in
+                    writers.addTask { for await text in stream { do { try await outbound.write(.text(text)) } catch { break } } }
+                    writers.addTask { for await text in replies { do { try await outbound.write(.text(text)) } catch { break } } }
+                    await writers.next()
+                    writers.cancelAll()
                 }
             }
             group.addTask {
-                // Viewers send nothing yet; reading finds the close.
-                do { for try await _ in inbound.messages(maxSize: 4096) {} } catch {}
+                defer { reply.finish() }
+                do {
+                    for try await message in inbound.messages(maxSize: 4096) {
+                        guard surveyor, case .text(let text) = message else {
+                            reply.yield(LiveEncoder.encode(.error(MessageProblem(.forbidden, "a viewer sends nothing; taps need the survey token"))))
+                            continue
+                        }
+                        struct Tap: Decodable { var type: String; var phone: String; var x: Double; var y: Double }
+                        guard let tap = try? JSONDecoder().decode(Tap.self, from: Data(text.utf8)), tap.type == "tap" else {
+                            reply.yield(LiveEncoder.encode(.error(MessageProblem(.malformed, "expected {\"type\":\"tap\",\"phone\":ID,\"x\":…,\"y\":…}"))))
+                            continue
+                        }
+                        do throws(MessageProblem) {
+                            try service.tap(phone: tap.phone, x: tap.x, y: tap.y) { stored in
+                                reply.yield(LiveEncoder.object([("type", LiveEncoder.str("tap")), ("phone", LiveEncoder.str(tap.phone)),
+                                                                ("x", LiveEncoder.num(tap.x)), ("y", LiveEncoder.num(tap.y)), ("stored", stored ? "true" : "false")]))
+                            }
+                        } catch {
+                            service.metrics.reject(error.reason)
+                            reply.yield(LiveEncoder.encode(.error(error)))
+                        }
+                    }
+                } catch {}
             }
             await group.next()
             group.cancelAll()

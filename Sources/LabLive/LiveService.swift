@@ -189,6 +189,14 @@ public final class LiveService: @unchecked Sendable {
         return "[" + items.joined(separator: ",") + "]"
     }
 
+    /// A surveyor's tap: phone `phone` stands at (x, y) now. `committed` hears when it is stored (or not).
+    func tap(phone: String, x: Double, y: Double, committed: @escaping @Sendable (Bool) -> Void) throws(MessageProblem) {
+        lock.lock(); let session = sessions[phone]; lock.unlock()
+        guard let session else { throw MessageProblem(.protocolError, "phone: no session of \(phone.prefix(70))") }
+        let batch = try session.tapBatch(x: x, y: y)
+        storage.enqueue(batch, of: session, seq: nil, receivedAt: ContinuousClock.now, committed: committed)
+    }
+
     /// Every phone's last location (for a viewer that just connected).
     func lastLocations() -> [LiveLocation] {
         lock.lock(); let all = sessions.values.sorted { $0.phone < $1.phone }; lock.unlock()

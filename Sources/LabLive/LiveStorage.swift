@@ -30,10 +30,12 @@ final class LiveStorage: @unchecked Sendable {
     }
 
     /// Queues `batch` of `session` for commit; `receivedAt` is when its message arrived (for the latency).
-    func enqueue(_ batch: LiveBatch, of session: PhoneSession, seq: Int, receivedAt: ContinuousClock.Instant) {
+    /// `committed`, when given, hears of the commit (true) or its failure instead of the phone (a surveyor's tap).
+    func enqueue(_ batch: LiveBatch, of session: PhoneSession, seq: Int?, receivedAt: ContinuousClock.Instant,
+                 committed: (@Sendable (Bool) -> Void)? = nil) {
         session.lock.lock()
         if session.pending == nil { session.pending = batch } else { session.pending!.merge(batch) }
-        session.pendingReceipts.append((seq, receivedAt))
+        session.pendingReceipts.append(PhoneSession.Receipt(seq: seq, at: receivedAt, committed: committed))
         let schedule = !session.flushScheduled
         session.flushScheduled = true
         session.lock.unlock()
@@ -54,6 +56,7 @@ final class LiveStorage: @unchecked Sendable {
             metrics.commitLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - start))
             for r in receipts {
                 metrics.reject(.storageFailed)
+                if let committed = r.committed { committed(false); continue }
                 session.send(LiveEncoder.encode(.error(MessageProblem(.storageFailed, "not stored (\(error)); send it again later", seq: r.seq))))
             }
             // The session's locator has read what was not stored: it ends here, and the phone's reconnection resumes
@@ -65,7 +68,9 @@ final class LiveStorage: @unchecked Sendable {
         metrics.commitLatency.recordNanoseconds(LiveStorage.nanoseconds(done - start))
         metrics.commitBatch.record(Double(receipts.count))
         for r in receipts {
-            session.send(LiveEncoder.encode(.ack(seq: r.seq)))
+            if let committed = r.committed { committed(true); continue }
+            guard let seq = r.seq else { continue }
+            session.send(LiveEncoder.encode(.ack(seq: seq)))
             metrics.ackLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - r.at))
         }
     }

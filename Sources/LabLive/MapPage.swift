@@ -1,7 +1,7 @@
 /// The live map (`GET /?token=VIEWER`): one self-contained page, no build step and no external assets. It draws the
 /// floorplan from `/v1/venue` as SVG (rooms, walls, beacons, checkpoints), follows `/v1/viewer` over a WebSocket, and
 /// shows each phone's position, 95% ellipse, room and recent trail; its log lists the locations and presence events
-/// as they arrive.
+/// as they arrive. Opened with the survey token, it takes a surveyor's taps: pick a phone, click where it stands.
 enum MapPage {
     static let html = #"""
 <!doctype html>
@@ -112,21 +112,35 @@ function showLocation(m) {
   renderPhones();
 }
 
+// A surveyor (the survey token) taps where a phone truly stands: pick the phone in the list, then click the map.
+let surveyor = false, selected = null, socket = null;
 function renderPhones() {
   const rows = [];
   for (const [id, p] of phones) {
     const l = p.last;
-    rows.push(`<div style="color:${p.color}">● <b>${id}</b> ${l ? `(${l.x.toFixed(1)}, ${l.y.toFixed(1)}) ±${l.ellipse ? l.ellipse.semiMajor.toFixed(1) : "?"} m` : ""} ${p.room ? "in " + p.room : ""}</div>`);
+    const mark = surveyor && selected === id ? " ◀ tap the map where it stands" : "";
+    rows.push(`<div class="phone" data-id="${id}" style="color:${p.color};cursor:${surveyor ? "pointer" : "default"}">● <b>${id}</b> ${l ? `(${l.x.toFixed(1)}, ${l.y.toFixed(1)}) ±${l.ellipse ? l.ellipse.semiMajor.toFixed(1) : "?"} m` : ""} ${p.room ? "in " + p.room : ""}${mark}</div>`);
   }
   document.getElementById("phones").innerHTML = rows.join("");
+  for (const d of document.querySelectorAll("#phones .phone")) d.onclick = () => { if (surveyor) { selected = d.dataset.id; renderPhones(); } };
 }
+svg.addEventListener("click", (ev) => {
+  if (!surveyor || !selected || !venue || !socket) return;
+  const p = svg.createSVGPoint(); p.x = ev.clientX; p.y = ev.clientY;
+  const q = p.matrixTransform(svg.getScreenCTM().inverse());
+  socket.send(JSON.stringify({ type: "tap", phone: selected, x: q.x, y: Y(q.y) }));
+});
 
 function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/v1/viewer?token=${encodeURIComponent(token)}`);
+  socket = ws;
   ws.onopen = () => { statusEl.textContent = "live"; log("connected"); };
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
-    if (m.type === "location") showLocation(m);
+    if (m.type === "viewer") { surveyor = m.role === "surveyor"; if (surveyor) statusEl.textContent = "live — survey: pick a phone, tap where it stands"; }
+    else if (m.type === "tap") log(`tap ${m.phone} (${m.x.toFixed(2)}, ${m.y.toFixed(2)}) ${m.stored ? "stored" : "NOT stored"}`);
+    else if (m.type === "error") log(`error ${m.code}: ${m.message}`);
+    else if (m.type === "location") showLocation(m);
     else if (m.type === "presence") {
       phone(m.phone).room = m.event === "enter" ? m.room : null;
       log(`presence ${m.phone} ${m.event} ${m.room}`);

@@ -31,7 +31,11 @@ final class PhoneSession: @unchecked Sendable {
     // Shared with the storage queue and `/v1/phones`, under `lock`.
     let lock = NSLock()
     var pending: LiveBatch?
-    var pendingReceipts: [(seq: Int, at: ContinuousClock.Instant)] = []
+    /// What waits for the pending batch's commit: a phone's message (acknowledged by its seq) or a surveyor's tap.
+    struct Receipt { var seq: Int?; var at: ContinuousClock.Instant; var committed: (@Sendable (Bool) -> Void)? }
+    var pendingReceipts: [Receipt] = []
+    /// The latest time the phone sent (Unix s), for a surveyor's tap: "the phone is here now" is at that time.
+    private(set) var latestSent = -Double.infinity
     var flushScheduled = false
     /// Where this session's acknowledgements and errors go (the connected socket), nil when disconnected.
     var sink: AsyncStream<String>.Continuation?
@@ -154,6 +158,7 @@ final class PhoneSession: @unchecked Sendable {
         // Accepted: feed the locator in time order, locating each window the message closes.
         highestAccepted = seq
         var out = Accepted(batch: batch)
+        if let newest = inputs.map(\.t).max(), newest > latest { lock.lock(); latestSent = newest; lock.unlock() }
         for item in inputs.sorted(by: { $0.t < $1.t }) {
             latest = max(latest, item.t)
             let k = windowIndex(item.t)
@@ -293,5 +298,21 @@ struct PresenceTracker {
             room = located; candidate = nil; candidateCount = 0; awayCount = 0
         }
         return events
+    }
+}
+
+extension PhoneSession {
+    /// A surveyor's "the phone is here": ground truth (source survey) at the phone's latest time, in a survey session.
+    func tapBatch(x: Double, y: Double) throws(MessageProblem) -> LiveBatch {
+        guard info.survey else { throw MessageProblem(.forbidden, "phone: \(phone) is not in a survey session") }
+        let b = venue.scenario.bounds
+        guard x.isFinite, y.isFinite, x >= b.minX - 1, x <= b.maxX + 1, y >= b.minY - 1, y <= b.maxY + 1 else {
+            throw MessageProblem(.invalidValue, "x, y: (\(x), \(y)) is outside the venue")
+        }
+        lock.lock(); let t = latestSent; lock.unlock()
+        guard t.isFinite else { throw MessageProblem(.protocolError, "phone: \(phone) has sent nothing yet to put the tap in time") }
+        var batch = LiveBatch(lastSequence: -1, messages: 0)
+        batch.truth.append(TruthSample(t: t - recording.timeOrigin, position: Point(x, y), source: .survey))
+        return batch
     }
 }

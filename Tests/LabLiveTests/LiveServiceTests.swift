@@ -266,6 +266,41 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         #expect(fromLive.beacons.map(\.id) == fromRecord.beacons.map(\.id))
     }
 
+    /// A surveyor's tap on the map ("this phone stands here") is ground truth for that phone's survey session at its
+    /// latest time, answered once stored; a plain viewer cannot tap, nor can anyone tap a phone outside a survey.
+    @Test func aSurveyorsTapIsGroundTruth() async throws {
+        let running = try await RunningService.start()
+        let t0 = 1_800_000_000.0
+        // The surveyor's phone streams, and a plain phone too.
+        try await LiveSocket.connect(running.phoneURL, bearer: RunningService.surveyToken) { inbound, outbound in
+            try await outbound.send(hello("walker", survey: true, t: t0))
+            try await outbound.send(scans(0, [("H1", -70, t0 + 2.25)]))
+            _ = try await collect(inbound) { $0.contains { $0["type"] as? String == "ack" } }
+            try await LiveSocket.connect(running.phoneURL, bearer: RunningService.phoneToken) { inbound2, outbound2 in
+                try await outbound2.send(hello("visitor", t: t0))
+                try await outbound2.send(scans(0, [("H1", -70, t0 + 1)]))
+                _ = try await collect(inbound2) { $0.contains { $0["type"] as? String == "ack" } }
+                let answers = try await LiveSocket.connect(running.viewerURL, bearer: RunningService.surveyToken) { viewer, send in
+                    try await send.send("{\"type\":\"tap\",\"phone\":\"walker\",\"x\":12.5,\"y\":7.25}")
+                    try await send.send("{\"type\":\"tap\",\"phone\":\"visitor\",\"x\":1,\"y\":1}")
+                    return try await collect(viewer) { m in m.contains { $0["type"] as? String == "tap" } && m.contains { $0["type"] as? String == "error" } }
+                }
+                #expect(answers.first?["role"] as? String == "surveyor")
+                #expect(answers.first { $0["type"] as? String == "tap" }?["stored"] as? Bool == true)
+                #expect(answers.first { $0["type"] as? String == "error" }?["code"] as? String == "forbidden")
+                let plain = try await LiveSocket.connect(running.viewerURL, bearer: RunningService.viewerToken) { viewer, send in
+                    try await send.send("{\"type\":\"tap\",\"phone\":\"walker\",\"x\":1,\"y\":1}")
+                    return try await collect(viewer) { m in m.contains { $0["type"] as? String == "error" } }
+                }
+                #expect(plain.first?["role"] as? String == "viewer" && plain.last?["code"] as? String == "forbidden")
+            }
+        }
+        await running.stop()
+        let r = try RecordingStore.read(path: running.dir + "/rec/walker.sqlite")
+        #expect(r.truth.count == 1 && r.truth[0].source == .survey && r.truth[0].position == Point(12.5, 7.25) && abs(r.truth[0].t - 2.25) < 1e-6)
+        #expect(try RecordingStore.read(path: running.dir + "/rec/visitor.sqlite").truth.isEmpty)
+    }
+
     /// A scanned QR checkpoint is ground truth at the checkpoint's place (source qr-checkpoint); an unknown one is refused.
     @Test func aCheckpointIsGroundTruth() async throws {
         let running = try await RunningService.start(scenario: "esoc-office")
