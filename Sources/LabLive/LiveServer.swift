@@ -174,36 +174,35 @@ struct PhoneConnection {
     let service: LiveService
     let role: LiveRole
 
-    enum Ended { case reader, writer }
-
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let (stream, sink) = AsyncStream<String>.makeStream(bufferingPolicy: .unbounded)
-        await withTaskGroup(of: Ended.self) { group in
+        let (stream, sink) = AsyncStream<Outgoing>.makeStream(bufferingPolicy: .unbounded)
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await text in stream {
-                    do { try await outbound.write(.text(text)) } catch { break }
+                for await item in stream {
+                    switch item {
+                    case .text(let text):
+                        do { try await outbound.write(.text(text)) } catch { return }
+                    case .close(let code, let reason):
+                        // The peer answers the close frame, which ends the reader.
+                        try? await outbound.close(code, reason: reason)
+                        return
+                    }
                 }
-                return .writer
             }
             group.addTask {
                 await read(inbound, sink: sink)
                 sink.finish()
-                return .reader
-            }
-            if await group.next() == .writer {
-                // The session broke off (a failed commit): close the socket, which ends the reader.
-                try? await outbound.close(.unexpectedServerError, reason: "the recording could not be written; reconnect later")
             }
             await group.waitForAll()
         }
     }
 
-    private func read(_ inbound: WebSocketInboundStream, sink: AsyncStream<String>.Continuation) async {
+    private func read(_ inbound: WebSocketInboundStream, sink: PhoneSink) async {
         let limits = service.options.limits, metrics = service.metrics
         var session: PhoneSession?
         func refuse(_ p: MessageProblem) {
             metrics.reject(p.reason)
-            sink.yield(LiveEncoder.encode(.error(p)))
+            sink.yield(.text(LiveEncoder.encode(.error(p))))
         }
         do {
             for try await message in inbound.messages(maxSize: limits.frameBytes) {
@@ -230,22 +229,23 @@ struct PhoneConnection {
                     do {
                         let (s, welcome) = try service.open(phone: phone, model: model, app: app, schema: schema, survey: survey, t: t, role: role, sink: sink)
                         session = s
-                        sink.yield(welcome)
+                        sink.yield(.text(welcome))
                     } catch {
                         // A refused hello (wrong token for a survey, too many phones, another schema) ends the connection.
                         refuse(error)
+                        sink.yield(.close(.policyViolation, String(error.message.prefix(120))))
                         break
                     }
                     continue
                 }
                 do {
                     let accepted = try current.accept(m, now: received)
-                    if let seq = accepted.ackNow { sink.yield(LiveEncoder.encode(.ack(seq: seq))) }
+                    if let seq = accepted.ackNow { sink.yield(.text(LiveEncoder.encode(.ack(seq: seq)))) }
                     if let batch = accepted.batch, let seq = m.sequence {
                         service.storage.enqueue(batch, of: current, seq: seq, receivedAt: received)
                     }
                     for l in accepted.locations {
-                        sink.yield(LiveEncoder.encode(.location(l)))
+                        sink.yield(.text(LiveEncoder.encode(.location(l))))
                         metrics.locations.increment()
                         metrics.locationLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - received))
                         service.viewers.broadcast(LiveEncoder.location(l, type: "location"))

@@ -108,7 +108,7 @@ public final class LiveService: @unchecked Sendable {
 
     /// Opens (or continues, or resumes from its recording) the session `hello` asks for, connected to `sink`.
     func open(phone: String, model: String, app: String, schema: Int, survey: Bool, t: Double?, role: LiveRole,
-              sink: AsyncStream<String>.Continuation) throws(MessageProblem) -> (PhoneSession, String) {
+              sink: PhoneSink) throws(MessageProblem) -> (PhoneSession, String) {
         guard schema == LiveSchema.version else {
             throw MessageProblem(.protocolError, "schema: this service speaks version \(LiveSchema.version), the phone \(schema)")
         }

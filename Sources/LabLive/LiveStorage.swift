@@ -88,13 +88,14 @@ extension PhoneSession {
     /// again, and get their acknowledgements then).
     func send(_ text: String) {
         lock.lock(); let sink = self.sink; lock.unlock()
-        sink?.yield(text)
+        sink?.yield(.text(text))
     }
 
     /// Ends the session after a failed commit: the connection closes (its outbound stream finishes) and the service
     /// forgets the session.
     func breakOff(_ why: String) {
         lock.lock(); broken = why; let sink = self.sink; self.sink = nil; lock.unlock()
+        sink?.yield(.close(.unexpectedServerError, "the recording could not be written; reconnect later"))
         sink?.finish()
     }
 }

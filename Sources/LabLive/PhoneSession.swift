@@ -1,5 +1,6 @@
 import Foundation
 import IndoorLocator
+import NIOWebSocket
 import LabCore
 import LabStore
 
@@ -38,7 +39,7 @@ final class PhoneSession: @unchecked Sendable {
     private(set) var latestSent = -Double.infinity
     var flushScheduled = false
     /// Where this session's acknowledgements and errors go (the connected socket), nil when disconnected.
-    var sink: AsyncStream<String>.Continuation?
+    var sink: PhoneSink?
     private(set) var lastLocation: LiveLocation?
     /// Why the session ended (a commit failed), nil while it is usable.
     var broken: String?
@@ -316,3 +317,12 @@ extension PhoneSession {
         return batch
     }
 }
+
+/// What goes out on a phone's socket, in order: a message, or the end of the connection with its close code.
+enum Outgoing: Sendable {
+    case text(String)
+    case close(WebSocketErrorCode, String)
+}
+
+/// Where a phone's connection takes what goes out (one task writes it to the socket).
+typealias PhoneSink = AsyncStream<Outgoing>.Continuation

@@ -164,6 +164,30 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: running.dir + "/rec")) == [])
     }
 
+    /// Past the limit of phones at once, a hello is refused with too-many-phones and the connection closed; a phone id
+    /// already connected is refused; a phone that leaves frees its place.
+    @Test func phonesBeyondTheLimitAreRefused() async throws {
+        let running = try await RunningService.start { $0.phones = 1 }
+        try await LiveSocket.connect(running.phoneURL, bearer: RunningService.phoneToken) { inbound, outbound in
+            try await outbound.send(hello("first"))
+            _ = try await collect(inbound) { $0.contains { $0["type"] as? String == "welcome" } }
+            for (id, code) in [("second", "too-many-phones"), ("first", "protocol")] {
+                let refused = try await LiveSocket.connect(running.phoneURL, bearer: RunningService.phoneToken) { inbound2, outbound2 in
+                    try await outbound2.send(hello(id))
+                    return try await collect(inbound2) { m in m.contains { $0["type"] as? String == "error" } }
+                }
+                #expect(refused.map { $0["code"] as? String } == [code], "\(id): \(refused)")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let again = try await LiveSocket.connect(running.phoneURL, bearer: RunningService.phoneToken) { inbound, outbound in
+            try await outbound.send(hello("second"))
+            return try await collect(inbound) { $0.contains { $0["type"] as? String == "welcome" } }
+        }
+        #expect(again.first?["type"] as? String == "welcome")
+        await running.stop()
+    }
+
     /// A restarted service resumes a phone's recording: the welcome names the last message committed, a message sent
     /// again is acknowledged without being stored twice, new ones are appended.
     @Test func aRestartResumesTheRecording() async throws {
