@@ -60,6 +60,18 @@ public final class IndoorLocator: @unchecked Sendable {
         var sums: [Double] = [], counts: [Int] = []
         var rangeInformation: [Double] = [], rangeWeightedSums: [Double] = []
         var observed: [BeaconObservation] = [], ranged: [MeasuredRange] = []
+
+        init() {}
+
+        /// Sized for `beacons` beacons.
+        init(beacons: Int) {
+            sums = [Double](repeating: 0, count: beacons)
+            counts = [Int](repeating: 0, count: beacons)
+            rangeInformation = sums
+            rangeWeightedSums = sums
+            observed.reserveCapacity(beacons)
+            ranged.reserveCapacity(beacons)
+        }
     }
     /// Taken out of the locator while a fix fills it (``locateLocked(_:ranges:headings:steps:at:tracked:windowTime:)``),
     /// so that its loops work on a local: each access to a class's stored array is a dynamic exclusivity check
@@ -156,12 +168,7 @@ public final class IndoorLocator: @unchecked Sendable {
         self.rooms = rooms
         self.index = index
         packed = beacons.map { PackedIBeacon($0.identity) }
-        workspace.sums = [Double](repeating: 0, count: beacons.count)
-        workspace.counts = [Int](repeating: 0, count: beacons.count)
-        workspace.rangeInformation = workspace.sums
-        workspace.rangeWeightedSums = workspace.sums
-        workspace.observed.reserveCapacity(beacons.count)
-        workspace.ranged.reserveCapacity(beacons.count)
+        workspace = Workspace(beacons: beacons.count)
         let radio = RadioModel(p0: pathLoss.measuredPower, exponent: pathLoss.exponent, sigma: pathLoss.shadowingSigma,
                                sensitivity: pathLoss.sensitivity ?? -.infinity, advertisingInterval: pathLoss.advertisingInterval,
                                scanWindow: pathLoss.scanWindow, packetLoss: pathLoss.packetLoss,
@@ -200,12 +207,7 @@ public final class IndoorLocator: @unchecked Sendable {
     private init(sibling other: IndoorLocator, seed: UInt64) {
         beacons = other.beacons; pathLoss = other.pathLoss; friezes = other.friezes; walls = other.walls; rooms = other.rooms
         index = other.index; packed = other.packed
-        workspace.sums = [Double](repeating: 0, count: beacons.count)
-        workspace.counts = [Int](repeating: 0, count: beacons.count)
-        workspace.rangeInformation = workspace.sums
-        workspace.rangeWeightedSums = workspace.sums
-        workspace.observed.reserveCapacity(beacons.count)
-        workspace.ranged.reserveCapacity(beacons.count)
+        workspace = Workspace(beacons: beacons.count)
         var venue = other.venue
         venue.seed = seed
         self.venue = venue

@@ -10,13 +10,13 @@ import NIOHTTP1
 ///
 /// | route | who | what |
 /// |---|---|---|
-/// | `GET /?token=…` | viewer token | the live map (``MapPage``) |
+/// | `GET /?token=…` | viewer or survey token | the live map (``MapPage``) |
 /// | `GET /healthz` | anyone | `ok` |
 /// | `GET /metrics` | anyone | Prometheus text (``LiveMetrics``) |
 /// | `GET /v1/venue` | anyone | the floorplan as JSON (``LiveVenue/floorplanJSON()``) |
 /// | `GET /v1/phones` | viewer token | each phone's last location |
 /// | `WS /v1/phone` | phone or survey token | a phone's session (``LiveSchema``) |
-/// | `WS /v1/viewer` | viewer token | locations and room presence events as they happen |
+/// | `WS /v1/viewer` | viewer or survey token | locations and room presence events as they happen; a surveyor's taps |
 ///
 /// A token comes as `Authorization: Bearer TOKEN`, or as `?token=TOKEN` (a browser's WebSocket cannot set headers).
 /// Without the right one: 401, and nothing is read or stored.
