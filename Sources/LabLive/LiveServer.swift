@@ -47,8 +47,8 @@ public enum LiveServer {
             return json(service.phonesJSON())
         }
 
-        // A socket's upgrade refused (no token) comes here: 401 names what is missing.
-        for (path, roles) in [("/v1/phone", [LiveRole.phone, .surveyor]), ("/v1/viewer", [LiveRole.viewer, .surveyor])] {
+        // A plain request (no upgrade) for a socket comes here: 401 names what is missing.
+        for (path, roles) in socketRoles {
             router.get(RouterPath(path)) { request, _ -> Response in
                 guard let role = service.role(token: token(of: request)), roles.contains(role) else { throw unauthorized(service) }
                 throw HTTPError(.badRequest, message: "a WebSocket: connect with a WebSocket client (Upgrade: websocket)")
@@ -56,17 +56,12 @@ public enum LiveServer {
         }
 
         let sockets = Router(context: BasicWebSocketRequestContext.self)
-        sockets.ws("/v1/phone", shouldUpgrade: { request, _ in
-            guard let role = service.role(token: token(of: request)), role != .viewer else { return .dontUpgrade }
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
+        // The gate below has refused a request without the right token before these run.
+        sockets.ws("/v1/phone", shouldUpgrade: { _, _ in .upgrade([:]) }, onUpgrade: { inbound, outbound, context in
             let role = service.role(token: token(of: context.request)) ?? .phone
             await PhoneConnection(service: service, role: role).run(inbound: inbound, outbound: outbound)
         })
-        sockets.ws("/v1/viewer", shouldUpgrade: { request, _ in
-            guard let role = service.role(token: token(of: request)), role == .viewer || role == .surveyor else { return .dontUpgrade }
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
+        sockets.ws("/v1/viewer", shouldUpgrade: { _, _ in .upgrade([:]) }, onUpgrade: { inbound, outbound, context in
             await viewer(service, surveyor: service.role(token: token(of: context.request)) == .surveyor, inbound: inbound, outbound: outbound)
         })
 
@@ -79,11 +74,10 @@ public enum LiveServer {
         let server = HTTPServerBuilder { responder in
             UpgradeGatedChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSockets, configuration: configuration)) { head in
                 let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
-                let bearer = head.headers["authorization"].first.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil }
-                let role = service.role(token: bearer ?? URLComponents(string: head.uri)?.queryItems?.first { $0.name == "token" }?.value)
-                let allowed = path == "/v1/phone" ? (role == .phone || role == .surveyor) : path == "/v1/viewer" ? (role == .viewer || role == .surveyor) : true
-                if !allowed { service.metrics.reject(.unauthorized) }
-                return allowed
+                guard let roles = socketRoles[path] else { return true }
+                let role = service.role(token: token(authorization: head.headers["authorization"].first, uri: head.uri))
+                guard let role, roles.contains(role) else { service.metrics.reject(.unauthorized); return false }
+                return true
             }
         }
         let app = Application(router: router, server: server,
@@ -104,9 +98,17 @@ public enum LiveServer {
         try await app.runService()
     }
 
+    /// Who may open each socket.
+    static let socketRoles: [String: [LiveRole]] = ["/v1/phone": [.phone, .surveyor], "/v1/viewer": [.viewer, .surveyor]]
+
     static func token(of request: Request) -> String? {
-        if let h = request.headers[.authorization], h.lowercased().hasPrefix("bearer ") { return String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
-        return request.uri.queryParameters.get("token")
+        token(authorization: request.headers[.authorization], uri: request.uri.description)
+    }
+
+    /// A request's token: `Authorization: Bearer TOKEN`, else the URI's `token` query item.
+    static func token(authorization: String?, uri: String) -> String? {
+        if let h = authorization, h.lowercased().hasPrefix("bearer ") { return String(h.dropFirst(7)).trimmingCharacters(in: .whitespaces) }
+        return URLComponents(string: uri)?.queryItems?.first { $0.name == "token" }?.value
     }
 
     static func unauthorized(_ service: LiveService) -> HTTPError {

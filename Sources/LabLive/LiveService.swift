@@ -38,6 +38,12 @@ public struct LiveOptions: Sendable {
         self.recordings = recordings; self.phoneToken = phoneToken; self.viewerToken = viewerToken; self.surveyToken = surveyToken
     }
 
+    /// Why these tokens cannot serve (nil when they can): each role's token must be its own, or a viewer could write.
+    public var tokenProblem: String? {
+        let all = [phoneToken, viewerToken] + (surveyToken.map { [$0] } ?? [])
+        return Set(all).count == all.count ? nil : "the tokens must differ from each other (a viewer must not be able to write)"
+    }
+
     /// Reads a token from `path`: the file's text without surrounding whitespace, at least 16 characters.
     /// - Throws: ``InputError`` naming the file.
     public static func token(file path: String) throws -> String {

@@ -43,13 +43,17 @@ public struct LiveVenue: Sendable {
         return BeaconIdentity(name: b.id)
     }
 
-    /// How a phone names beacon `i` of the venue.
-    public func wireBeacon(_ i: Int) -> WireBeacon {
-        switch LiveVenue.identity(of: scenario.beacons[i]).kind {
-        case .iBeacon(let u, let major, let minor): return WireBeacon(uuid: u.uuidString, major: Int(major), minor: Int(minor))
-        case .eddystoneUID(let n, let i): return WireBeacon(namespace: n, instance: i)
-        case .name(let s): return WireBeacon(name: s)
+    /// How a phone names a scenario beacon in a message (``WireBeacon``), as JSON.
+    public static func wireJSON(of b: Beacon) -> String {
+        let wire: WireBeacon
+        switch identity(of: b).kind {
+        case .iBeacon(let u, let major, let minor): wire = WireBeacon(uuid: u.uuidString, major: Int(major), minor: Int(minor))
+        case .eddystoneUID(let n, let i): wire = WireBeacon(namespace: n, instance: i)
+        case .name(let s): wire = WireBeacon(name: s)
         }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(wire)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// The identity a phone named, and the venue's index of that beacon.
@@ -77,15 +81,16 @@ public struct LiveVenue: Sendable {
         return (identity, i)
     }
 
-    /// The floorplan as JSON (`GET /v1/venue`): bounds, walls, rooms, beacons, landmarks, checkpoints, scan window.
+    /// The floorplan as JSON (`GET /v1/venue`): bounds, walls, rooms, beacons (with `wire`, how a message names each),
+    /// landmarks, checkpoints, scan window.
     public func floorplanJSON() -> String {
         let e = LiveEncoder.self
         func point(_ p: Point) -> String { "[\(e.num(p.x)),\(e.num(p.y))]" }
         let b = scenario.bounds
         let walls = scenario.walls.map { "{\"from\":\(point($0.segment.a)),\"to\":\(point($0.segment.b)),\"loss\":\(e.num($0.loss))}" }
         let rooms = scenario.rooms.map { r in "{\"name\":\(e.str(r.name)),\"outline\":[\(r.polygon.vertices.map(point).joined(separator: ","))]}" }
-        let beacons = scenario.beacons.enumerated().map { i, bc in
-            "{\"id\":\(e.str(bc.id)),\"identity\":\(e.str(LiveVenue.identity(of: bc).description)),\"position\":\(point(bc.position))}"
+        let beacons = scenario.beacons.map { bc in
+            "{\"id\":\(e.str(bc.id)),\"identity\":\(e.str(LiveVenue.identity(of: bc).description)),\"wire\":\(LiveVenue.wireJSON(of: bc)),\"position\":\(point(bc.position))}"
         }
         let landmarks = scenario.landmarks.map { "{\"name\":\(e.str($0.name)),\"kind\":\(e.str($0.kind.rawValue)),\"position\":\(point($0.position))}" }
         let checkpoints = scenario.checkpoints.map { "{\"name\":\(e.str($0.id)),\"position\":\(point($0.position))}" }

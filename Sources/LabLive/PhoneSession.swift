@@ -18,15 +18,14 @@ final class PhoneSession: @unchecked Sendable {
     var phone: String { info.phone }
 
     // The connection's task only.
-    /// The latest timestamp accepted, Unix s.
-    private var latest = -Double.infinity
     /// The scan window (index from the recording's origin) whose readings have not been located yet.
     private var openWindow: Int?
     /// The highest sequence number accepted (committed or waiting).
     private var highestAccepted: Int
     private var bucket: TokenBucket
     private var presence: PresenceTracker
-    /// Steps after the open window's middle: they count from the next window on.
+    /// Steps after the open window's middle (every held step is: the steps held for a window join the stream as soon as
+    /// it is located): they count from the next window on.
     private var heldSteps: [StepSample] = []
 
     // Shared with the storage queue and `/v1/phones`, under `lock`.
@@ -35,7 +34,8 @@ final class PhoneSession: @unchecked Sendable {
     /// What waits for the pending batch's commit: a phone's message (acknowledged by its seq) or a surveyor's tap.
     struct Receipt { var seq: Int?; var at: ContinuousClock.Instant; var committed: (@Sendable (Bool) -> Void)? }
     var pendingReceipts: [Receipt] = []
-    /// The latest time the phone sent (Unix s), for a surveyor's tap: "the phone is here now" is at that time.
+    /// The latest time the phone sent (Unix s): written by the connection's task under the lock, read by a surveyor's
+    /// tap ("the phone is here now" is at that time).
     private(set) var latestSent = -Double.infinity
     var flushScheduled = false
     /// Where this session's acknowledgements and errors go (the connected socket), nil when disconnected.
@@ -145,7 +145,7 @@ final class PhoneSession: @unchecked Sendable {
             let earliest = openWindow.map { origin + Double($0) * venue.scanWindow - 1e-6 } ?? -Double.infinity
             for (k, item) in inputs.enumerated() {
                 guard item.t >= earliest else {
-                    throw MessageProblem(.timeWentBackwards, "\(PhoneSession.field(m, k)): t \(LiveEncoder.num(item.t)) is before a scan window already located (latest t \(LiveEncoder.num(latest)))")
+                    throw MessageProblem(.timeWentBackwards, "\(PhoneSession.field(m, k)): t \(LiveEncoder.num(item.t)) is before a scan window already located (latest t \(LiveEncoder.num(latestSent)))")
                 }
                 guard item.t - origin <= recording.longestSpan, item.t - origin >= -venue.scanWindow else {
                     throw MessageProblem(.invalidValue, "\(PhoneSession.field(m, k)): t \(LiveEncoder.num(item.t)) is not within the session (started at \(LiveEncoder.num(origin)), at most \(LiveEncoder.num(recording.longestSpan)) s)")
@@ -159,9 +159,8 @@ final class PhoneSession: @unchecked Sendable {
         // Accepted: feed the locator in time order, locating each window the message closes.
         highestAccepted = seq
         var out = Accepted(batch: batch)
-        if let newest = inputs.map(\.t).max(), newest > latest { lock.lock(); latestSent = newest; lock.unlock() }
+        if let newest = inputs.map(\.t).max(), newest > latestSent { lock.lock(); latestSent = newest; lock.unlock() }
         for item in inputs.sorted(by: { $0.t < $1.t }) {
-            latest = max(latest, item.t)
             let k = windowIndex(item.t)
             if let open = openWindow, k > open {
                 let l = locate(window: open)
@@ -192,11 +191,6 @@ final class PhoneSession: @unchecked Sendable {
     /// The location of scan window `k`: the library's stream over [start, end) of the window.
     private func locate(window k: Int) -> LiveLocation {
         let end = recording.timeOrigin + Double(k + 1) * venue.scanWindow
-        let due = heldSteps.filter { $0.timestamp.timeIntervalSince1970 <= middle(of: k) }
-        if !due.isEmpty {
-            for step in due { locator.add(step) }
-            heldSteps.removeAll { $0.timestamp.timeIntervalSince1970 <= middle(of: k) }
-        }
         let outcome = locator.currentLocation(at: Date(timeIntervalSince1970: end - 1e-6))
         // After the window: the steps held past its middle join the stream for the next.
         for step in heldSteps { locator.add(step) }

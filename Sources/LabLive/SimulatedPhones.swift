@@ -29,7 +29,7 @@ public enum SimulatedPhones {
     }
 
     /// What one phone saw.
-    public struct PhoneResult: Sendable, Hashable {
+    public struct PhoneResult: Sendable {
         public var phone: String
         public var windows: Int
         public var messagesSent: Int
@@ -45,8 +45,6 @@ public enum SimulatedPhones {
         /// Each location as received: window index and position (nil: unavailable).
         public var fixes: [(window: Int, x: Double?, y: Double?)]
 
-        public static func == (a: PhoneResult, b: PhoneResult) -> Bool { a.phone == b.phone && a.located == b.located }
-        public func hash(into h: inout Hasher) { h.combine(phone) }
     }
 
     /// Runs `options.phones` phones at once; `line` gets one line per phone as it finishes.
@@ -78,20 +76,14 @@ public enum SimulatedPhones {
     }
 
     /// One message to send: when (walk time) and its JSON.
-    struct Outgoing { var at: Double; var seq: Int; var text: String }
+    struct TimedMessage { var at: Double; var seq: Int; var text: String }
 
     /// The walk as the phone's messages: each interval's samples in one `scans` message, headings, steps and (survey)
     /// truth in their own, in time order.
-    static func messages(epochs: [Epoch], scenario: Scenario, interval: Double, start: Double, survey: Bool) -> [Outgoing] {
+    static func messages(epochs: [Epoch], scenario: Scenario, interval: Double, start: Double, survey: Bool) -> [TimedMessage] {
         var items: [(t: Double, order: Int, json: (Int) -> String)] = []
         let e = LiveEncoder.self
-        let beacons = (0..<scenario.beacons.count).map { i -> String in
-            switch LiveVenue.identity(of: scenario.beacons[i]).kind {
-            case .iBeacon(let u, let major, let minor): return "{\"uuid\":\"\(u.uuidString)\",\"major\":\(major),\"minor\":\(minor)}"
-            case .eddystoneUID(let n, let ins): return "{\"namespace\":\"\(n)\",\"instance\":\"\(ins)\"}"
-            case .name(let s): return "{\"name\":\(e.str(s))}"
-            }
-        }
+        let beacons = scenario.beacons.map(LiveVenue.wireJSON(of:))
         var readings: [RSSIReading] = []
         for ep in epochs {
             readings += ep.readings
@@ -118,7 +110,7 @@ public enum SimulatedPhones {
             i = j
         }
         items.sort { ($0.t, $0.order) < ($1.t, $1.order) }
-        return items.enumerated().map { Outgoing(at: $0.element.t, seq: $0.offset, text: $0.element.json($0.offset)) }
+        return items.enumerated().map { TimedMessage(at: $0.element.t, seq: $0.offset, text: $0.element.json($0.offset)) }
     }
 
     static func stream(id: String, epochs: [Epoch], scenario: Scenario, options: Options, start: Double) async throws -> PhoneResult {

@@ -4,7 +4,8 @@ import LabCore
 import LabEstimators
 
 /// Appends samples to a recording being created (valid only inside ``RecordingStore/create(at:info:venue:fill:)``).
-/// Prepared statements are reused for every sample: an import runs at the speed of SQLite's B-tree.
+/// Prepared statements are reused for every sample (and, cached by the connection, by every writer of it: a live
+/// session makes one per batch): an import runs at the speed of SQLite's B-tree.
 public final class RecordingWriter {
     private let db: Database
     private let rssiStatement: Statement
@@ -28,10 +29,10 @@ public final class RecordingWriter {
     init(db: Database, venue: RecordedVenue, file: String) throws {
         self.db = db
         self.file = file
-        rssiStatement = try db.makeStatement(sql: "INSERT INTO rssi_samples (t, beacon, rssi) VALUES (?, ?, ?)")
-        headingStatement = try db.makeStatement(sql: "INSERT INTO heading_samples (t, heading, accuracy, frieze, target) VALUES (?, ?, ?, ?, ?)")
-        stepStatement = try db.makeStatement(sql: "INSERT INTO step_samples (t, length, heading, length_accuracy, heading_accuracy) VALUES (?, ?, ?, ?, ?)")
-        truthStatement = try db.makeStatement(sql: "INSERT INTO ground_truth (t, x, y, z, source) VALUES (?, ?, ?, ?, ?)")
+        rssiStatement = try db.cachedStatement(sql: "INSERT INTO rssi_samples (t, beacon, rssi) VALUES (?, ?, ?)")
+        headingStatement = try db.cachedStatement(sql: "INSERT INTO heading_samples (t, heading, accuracy, frieze, target) VALUES (?, ?, ?, ?, ?)")
+        stepStatement = try db.cachedStatement(sql: "INSERT INTO step_samples (t, length, heading, length_accuracy, heading_accuracy) VALUES (?, ?, ?, ?, ?)")
+        truthStatement = try db.cachedStatement(sql: "INSERT INTO ground_truth (t, x, y, z, source) VALUES (?, ?, ?, ?, ?)")
         beaconCount = venue.beacons.count
         landmarkCount = venue.landmarks.count
         scanWindow = venue.radio.scanWindow

@@ -72,9 +72,7 @@ struct Serve: ParsableCommand {
         var options = LiveOptions(recordings: recordings, phoneToken: try LiveOptions.token(file: tokenFile),
                                   viewerToken: try LiveOptions.token(file: viewerTokenFile),
                                   surveyToken: try surveyTokenFile.map(LiveOptions.token(file:)))
-        guard Set([options.phoneToken, options.viewerToken] + (options.surveyToken.map { [$0] } ?? [])).count == 2 + (options.surveyToken == nil ? 0 : 1) else {
-            throw InputError(file: viewerTokenFile, "the tokens must differ from each other (a viewer must not be able to write)")
-        }
+        if let problem = options.tokenProblem { throw InputError(file: viewerTokenFile, problem) }
         options.seed = seed.seed
         options.limits.phones = maxPhones
         options.limits.messagesPerSecond = maxRate

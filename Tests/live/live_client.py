@@ -75,12 +75,8 @@ def beacons_of(service):
 
 
 def wire(beacon):
-    """How a phone names a venue beacon: its identity as /v1/venue gives it."""
-    identity = beacon["identity"]
-    parts = identity.split("/")
-    if len(parts) == 3 and len(parts[0]) == 36:
-        return {"uuid": parts[0], "major": int(parts[1]), "minor": int(parts[2])}
-    return {"name": identity}
+    """How a phone names a venue beacon in a message, as /v1/venue gives it."""
+    return beacon["wire"]
 
 
 async def schema_check(args):
