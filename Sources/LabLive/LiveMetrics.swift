@@ -20,7 +20,7 @@ public final class LiveMetrics: Sendable {
         func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "indoorlab", metricName: metric, unitName: unit, helpText: help)
         }
-        let latencyBuckets: [Duration] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000].map { .milliseconds($0) }
+        let latencyBuckets: [Duration] = [1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 150, 200, 500, 1000, 5000].map { .milliseconds($0) }
         phones = registry.makeGauge(descriptor: name("connected_phones", "", "Phones connected now."))
         viewers = registry.makeGauge(descriptor: name("connected_viewers", "", "Viewers (map pages, presence subscribers) connected now."))
         messages = registry.makeCounter(descriptor: name("messages", "total", "Phone messages received, accepted or not."))

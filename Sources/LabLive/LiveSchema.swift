@@ -222,6 +222,8 @@ public enum LiveEncoder {
         if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
         var s = String(format: "%.6f", x)
         while s.hasSuffix("0") { s.removeLast() }
+        // 1796621000.9999996 prints as 1796621001.000000: what is left of it, "1796621001.", is not JSON.
+        if s.hasSuffix(".") { s.removeLast() }
         return s
     }
 }

@@ -170,8 +170,8 @@ public enum LiveServer {
     }
 }
 
-/// One phone's connection: reads its messages one by one, answers errors and locations at once, and acknowledgements
-/// once committed (``LiveStorage``). Everything it sends goes through one stream, written by one task.
+/// One phone's connection: reads its messages one by one, answers errors at once, acknowledgements once committed
+/// (``LiveStorage``) and locations once located (``LocatingWorkers``). Everything it sends goes through one stream, written by one task.
 struct PhoneConnection {
     let service: LiveService
     let role: LiveRole
@@ -195,7 +195,10 @@ struct PhoneConnection {
                 await read(inbound, sink: sink)
                 sink.finish()
             }
-            await group.waitForAll()
+            // Whichever ends first ends the connection: a writer that can no longer write would leave the phone
+            // unacknowledged on a socket that still reads; it closes instead, and the phone sends again on reconnecting.
+            await group.next()
+            group.cancelAll()
         }
     }
 
@@ -228,8 +231,17 @@ struct PhoneConnection {
                         refuse(MessageProblem(.protocolError, "send hello first", seq: m.sequence))
                         continue
                     }
+                    // Opening (or creating) the recording waits for the disk: off the task pool, which reads every
+                    // phone's messages, so 200 phones saying hello at once hold up nobody's acknowledgements.
+                    let opened: Result<(PhoneSession, String), MessageProblem> = await withCheckedContinuation { done in
+                        DispatchQueue.global(qos: .userInitiated).async {
+                            done.resume(returning: Result { () throws(MessageProblem) in
+                                try service.open(phone: phone, model: model, app: app, schema: schema, survey: survey, t: t, role: role, sink: sink)
+                            })
+                        }
+                    }
                     do {
-                        let (s, welcome) = try service.open(phone: phone, model: model, app: app, schema: schema, survey: survey, t: t, role: role, sink: sink)
+                        let (s, welcome) = try opened.get()
                         session = s
                         sink.yield(.text(welcome))
                     } catch {
@@ -241,18 +253,11 @@ struct PhoneConnection {
                     continue
                 }
                 do {
-                    let accepted = try current.accept(m, now: received)
+                    let accepted = try service.accept(m, of: current, receivedAt: received)
                     if let seq = accepted.ackNow { sink.yield(.text(LiveEncoder.encode(.ack(seq: seq)))) }
                     if let batch = accepted.batch, let seq = m.sequence {
                         service.storage.enqueue(batch, of: current, seq: seq, receivedAt: received)
                     }
-                    for l in accepted.locations {
-                        sink.yield(.text(LiveEncoder.encode(.location(l))))
-                        metrics.locations.increment()
-                        metrics.locationLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - received))
-                        service.viewers.broadcast(LiveEncoder.location(l, type: "location"))
-                    }
-                    for e in accepted.presence { service.viewers.broadcast(e.json) }
                 } catch {
                     refuse(error)
                 }

@@ -16,6 +16,9 @@ public struct LiveLimits: Sendable {
     public var phones = 500
     /// Scan windows in a row that enter or leave a room (presence hysteresis).
     public var presenceWindows = 2
+    /// A phone that has sent nothing for this long (the service's clock, s) has its open scan window located; what
+    /// it sends of that window afterwards is refused (`time-went-backwards`).
+    public var idleSeconds = 3.0
 
     public init() {}
 }
@@ -67,6 +70,9 @@ public final class LiveService: @unchecked Sendable {
     public let metrics = LiveMetrics()
     let storage: LiveStorage
     let viewers: LiveViewers
+    let locating = LocatingWorkers()
+    /// Locates silent phones' open windows (``locateIdlePhones(now:)``).
+    private let idleTimer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "indoorlab.live.idle"))
     /// The venue's locator, which every phone's is a sibling of (its grids shared, not built per phone).
     let template: IndoorLocator
     private let lock = NSLock()
@@ -87,6 +93,10 @@ public final class LiveService: @unchecked Sendable {
         } catch {
             throw InputError(file: options.recordings, "cannot create the recordings folder: \(error.localizedDescription)")
         }
+        let every = max(0.02, min(0.5, options.limits.idleSeconds / 4))
+        idleTimer.schedule(deadline: .now() + every, repeating: every, leeway: .milliseconds(10))
+        idleTimer.setEventHandler { [weak self] in self?.locateIdlePhones() }
+        idleTimer.activate()
     }
 
     /// The role `token` grants (compared in constant time), nil for none.
@@ -195,6 +205,44 @@ public final class LiveService: @unchecked Sendable {
         return "[" + items.joined(separator: ",") + "]"
     }
 
+    /// Checks `m` of `session` (``PhoneSession/accept(_:now:locate:)``); its locating worker then feeds what the
+    /// locator is to read to it, and each window that closes is located and sent to the phone and the viewers, with
+    /// the room presence changes it makes.
+    func accept(_ m: PhoneMessage, of session: PhoneSession, receivedAt: ContinuousClock.Instant) throws(MessageProblem) -> PhoneSession.Accepted {
+        try session.accept(m, now: receivedAt) { inputs in
+            locating.run(key: LiveStorage.hash(session.phone)) { [self] in
+                let (locations, events) = session.locate(inputs)
+                publish(locations, events, of: session, receivedAt: receivedAt)
+            }
+        }
+    }
+
+    /// Sends locations to their phone and the viewers, and presence events to the viewers; `receivedAt` (the message
+    /// that closed the windows) times them.
+    private func publish(_ locations: [LiveLocation], _ events: [PresenceEvent], of session: PhoneSession, receivedAt: ContinuousClock.Instant?) {
+        for l in locations {
+            session.send(LiveEncoder.encode(.location(l)))
+            metrics.locations.increment()
+            if let receivedAt { metrics.locationLatency.recordNanoseconds(LiveStorage.nanoseconds(ContinuousClock.now - receivedAt)) }
+            viewers.broadcast(LiveEncoder.location(l, type: "location"))
+        }
+        for e in events { viewers.broadcast(e.json) }
+    }
+
+    /// Locates the open window of every phone silent for ``LiveLimits/idleSeconds`` (the service's timer calls it).
+    func locateIdlePhones(now: ContinuousClock.Instant = .now) {
+        lock.lock(); let all = Array(sessions.values); lock.unlock()
+        let idle = Duration.milliseconds(Int64((options.limits.idleSeconds * 1000).rounded()))
+        for session in all {
+            session.closeIfIdle(now: now, idle: idle) {
+                locating.run(key: LiveStorage.hash(session.phone)) { [self] in
+                    let (locations, events) = session.locateOpenWindow()
+                    publish(locations, events, of: session, receivedAt: nil)
+                }
+            }
+        }
+    }
+
     /// A surveyor's tap: phone `phone` stands at (x, y) now. `committed` hears when it is stored (or not).
     func tap(phone: String, x: Double, y: Double, committed: @escaping @Sendable (Bool) -> Void) throws(MessageProblem) {
         lock.lock(); let session = sessions[phone]; lock.unlock()
@@ -211,6 +259,9 @@ public final class LiveService: @unchecked Sendable {
 
     /// Waits for the queued commits and closes every session's recording (checkpointed, a plain recording again).
     public func close() {
+        idleTimer.cancel()
+        locating.drain()
+        locating.stop()
         storage.drain()
         lock.lock(); let all = Array(sessions.values); sessions.removeAll(); connected.removeAll(); lock.unlock()
         for s in all { try? s.recording.close() }

@@ -7,8 +7,9 @@ import LabStore
 /// One phone's live session: its locator (the shipped library's stream), its recording, the scan window it is in, its
 /// room presence, and what waits to be committed.
 ///
-/// The connection's task calls ``accept(_:receivedAt:)`` message by message (one at a time); the storage queue commits
-/// and acknowledges (``LiveStorage``). A reconnection of the same phone continues the session; a restarted service
+/// The connection's task checks each message (``accept(_:now:locate:)``, one at a time); the storage queue commits
+/// and acknowledges it (``LiveStorage``); a locating worker feeds it to the locator and locates each window it closes
+/// (``locate(_:)``, ``LocatingWorkers``), or the window a silent phone left open (``locateOpenWindow()``). A reconnection of the same phone continues the session; a restarted service
 /// resumes its recording (``LiveRecording``) with a new track.
 final class PhoneSession: @unchecked Sendable {
     let info: LiveSessionInfo
@@ -17,12 +18,21 @@ final class PhoneSession: @unchecked Sendable {
     let recording: LiveRecording
     var phone: String { info.phone }
 
-    // The connection's task only.
-    /// The scan window (index from the recording's origin) whose readings have not been located yet.
-    private var openWindow: Int?
+    // ``accept(_:now:locate:)`` (the connection's task, one message at a time) and ``closeIfIdle(now:idle:locate:)``
+    // (the service's timer), under `lock`.
+    /// The newest scan window (index from the recording's origin) accepted: nothing may go back before it.
+    private var acceptedWindow: Int?
     /// The highest sequence number accepted (committed or waiting).
     private var highestAccepted: Int
     private var bucket: TokenBucket
+    /// When the phone's last accepted message arrived (the service's clock), and whether the window open then has
+    /// been closed for silence since.
+    private var lastHeard: ContinuousClock.Instant?
+    private var closedForSilence = false
+
+    // The session's locating worker only (``locate(_:)``, in the order accepted).
+    /// The scan window whose readings have not been located yet.
+    private var openWindow: Int?
     private var presence: PresenceTracker
     /// Steps after the open window's middle (every held step is: the steps held for a window join the stream as soon as
     /// it is located): they count from the next window on.
@@ -57,15 +67,15 @@ final class PhoneSession: @unchecked Sendable {
         var batch: LiveBatch?
         /// Acknowledge at once: a message sent again that is already committed.
         var ackNow: Int?
-        /// Scan windows this message closed, located.
-        var locations: [LiveLocation] = []
-        /// Room presence changes those locations made.
-        var presence: [PresenceEvent] = []
     }
 
-    /// Checks `m` against the venue and the session, then feeds it to the locator and returns what to store. Nothing
-    /// changes when it throws.
-    func accept(_ m: PhoneMessage, now: ContinuousClock.Instant) throws(MessageProblem) -> Accepted {
+    /// One thing the locator reads, at its time (Unix s); nil input: a time alone (ground truth), which may close windows.
+    struct TimedInput: Sendable { var t: Double; var input: LocatorInput? }
+
+    /// Checks `m` against the venue and the session and returns what to store; what the locator is to read goes to
+    /// `locate` (called under the session's lock, so it is queued in the order accepted). Nothing changes when it throws.
+    func accept(_ m: PhoneMessage, now: ContinuousClock.Instant, locate: ([TimedInput]) -> Void) throws(MessageProblem) -> Accepted {
+        lock.lock(); defer { lock.unlock() }
         guard let seq = m.sequence else { throw MessageProblem(.protocolError, "a second hello on one connection") }
         guard bucket.take(at: now) else {
             throw MessageProblem(.rateLimited, "more than \(Int(bucket.rate)) messages per second; slow down (the message was not stored)", seq: seq)
@@ -142,7 +152,7 @@ final class PhoneSession: @unchecked Sendable {
                 inputs.append((t, nil))
             }
             // Time: never earlier than a window already located, and within what a recording may span.
-            let earliest = openWindow.map { origin + Double($0) * venue.scanWindow - 1e-6 } ?? -Double.infinity
+            let earliest = acceptedWindow.map { origin + Double($0) * venue.scanWindow - 1e-6 } ?? -Double.infinity
             for (k, item) in inputs.enumerated() {
                 guard item.t >= earliest else {
                     throw MessageProblem(.timeWentBackwards, "\(PhoneSession.field(m, k)): t \(LiveEncoder.num(item.t)) is before a scan window already located (latest t \(LiveEncoder.num(latestSent)))")
@@ -156,16 +166,46 @@ final class PhoneSession: @unchecked Sendable {
             p.seq = seq
             throw p
         }
-        // Accepted: feed the locator in time order, locating each window the message closes.
         highestAccepted = seq
-        var out = Accepted(batch: batch)
-        if let newest = inputs.map(\.t).max(), newest > latestSent { lock.lock(); latestSent = newest; lock.unlock() }
-        for item in inputs.sorted(by: { $0.t < $1.t }) {
+        lastHeard = now
+        if let newest = inputs.map(\.t).max() {
+            acceptedWindow = max(acceptedWindow ?? .min, windowIndex(newest))
+            closedForSilence = false
+            latestSent = max(latestSent, newest)
+            locate(inputs.sorted { $0.t < $1.t }.map { TimedInput(t: $0.t, input: $0.input) })
+        }
+        return Accepted(batch: batch)
+    }
+
+    /// When the phone has sent nothing for `idle`, closes its newest window (what it sends of it afterwards is
+    /// refused) and calls `locate` (under the session's lock) to have it located.
+    func closeIfIdle(now: ContinuousClock.Instant, idle: Duration, locate: () -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        guard let k = acceptedWindow, let heard = lastHeard, !closedForSilence, now - heard >= idle else { return }
+        acceptedWindow = k + 1
+        closedForSilence = true
+        locate()
+    }
+
+    /// Locates the open window (a silent phone's), if there is one; the next input opens a window again.
+    func locateOpenWindow() -> (locations: [LiveLocation], presence: [PresenceEvent]) {
+        guard let open = openWindow else { return ([], []) }
+        let l = locate(window: open)
+        openWindow = nil
+        return ([l], presence.update(room: l.room, phone: phone, t: l.t))
+    }
+
+    /// Feeds an accepted message's inputs to the locator in time order, locating each window they close; returns those
+    /// locations and the room presence changes they made. The session's locating worker calls it, message by message
+    /// in the order accepted.
+    func locate(_ inputs: [TimedInput]) -> (locations: [LiveLocation], presence: [PresenceEvent]) {
+        var locations: [LiveLocation] = [], events: [PresenceEvent] = []
+        for item in inputs {
             let k = windowIndex(item.t)
             if let open = openWindow, k > open {
                 let l = locate(window: open)
-                out.locations.append(l)
-                out.presence += presence.update(room: l.room, phone: phone, t: l.t)
+                locations.append(l)
+                events += presence.update(room: l.room, phone: phone, t: l.t)
                 openWindow = k
             } else if openWindow == nil {
                 openWindow = k
@@ -176,7 +216,7 @@ final class PhoneSession: @unchecked Sendable {
                 if case .step(let step) = input, item.t > middle(of: k) { heldSteps.append(step) } else { locator.add(input) }
             }
         }
-        return out
+        return (locations, events)
     }
 
     /// The middle of window `k`, Unix s: the time its location is for.

@@ -24,6 +24,9 @@ public enum SimulatedPhones {
         public var idPrefix = "sim"
         /// The session's time origin, Unix s (default: now).
         public var start: Double?
+        /// Phones join spread over one scan window (phone k of N starts k/N of a window later, its session's origin
+        /// as much later), as phones arriving at a venue do; false: every phone's windows close at the same instant.
+        public var staggered = true
 
         public init(url: String, token: String, walk: Walk) { self.url = url; self.token = token; self.walk = walk }
     }
@@ -41,6 +44,9 @@ public enum SimulatedPhones {
         public var p95Error: Double
         /// Acknowledgement latency seen by the phone (send to ack), 99th percentile, ms.
         public var ackP99: Double
+        /// Location latency seen by the phone (the first message of a later window sent, to its location), 99th
+        /// percentile, ms.
+        public var locationP99: Double
         public var errors: [String]
         /// Each location as received: window index and position (nil: unavailable).
         public var fixes: [(window: Int, x: Double?, y: Double?)]
@@ -51,13 +57,31 @@ public enum SimulatedPhones {
     public static func run(scenario: Scenario, options: Options, line: @escaping @Sendable (String) -> Void = { _ in }) async throws -> [PhoneResult] {
         let simulator = try Simulator(scenario: scenario, condition: options.condition)
         let start = options.start ?? (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000
-        return try await withThrowingTaskGroup(of: PhoneResult.self) { group in
+        // Every phone's walk and messages are made before the first connects: making them while others stream would
+        // hold up those phones' reading, and their acknowledgement latency would be the generator's.
+        let walks = await withTaskGroup(of: (Int, [Epoch], [TimedMessage]).self) { group in
             for k in 0..<options.phones {
-                let seed = options.seed + UInt64(k)
-                let epochs = simulator.simulate(walk: options.walk, seed: seed)
+                group.addTask {
+                    let epochs = simulator.simulate(walk: options.walk, seed: options.seed + UInt64(k))
+                    let outgoing = messages(epochs: epochs, scenario: scenario, interval: options.messageInterval ?? scenario.radio.scanWindow,
+                                            start: start + delay(k), survey: options.survey)
+                    return (k, epochs, outgoing)
+                }
+            }
+            var all: [(Int, [Epoch], [TimedMessage])] = []
+            for await w in group { all.append(w) }
+            return all.sorted { $0.0 < $1.0 }
+        }
+        /// Phone k's lateness, s of the walk (its origin and every message that much later).
+        @Sendable func delay(_ k: Int) -> Double {
+            options.staggered ? (scenario.radio.scanWindow * Double(k) / Double(options.phones) * 1000).rounded() / 1000 : 0
+        }
+        return try await withThrowingTaskGroup(of: PhoneResult.self) { group in
+            for (k, epochs, outgoing) in walks {
                 let id = "\(options.idPrefix)-\(k + 1)"
                 group.addTask {
-                    let r = try await stream(id: id, epochs: epochs, scenario: scenario, options: options, start: start)
+                    let r = try await stream(id: id, epochs: epochs, outgoing: outgoing, scenario: scenario, options: options,
+                                             start: start + delay(k), late: delay(k))
                     line(describe(r))
                     return r
                 }
@@ -71,12 +95,12 @@ public enum SimulatedPhones {
     /// One line about a phone.
     public static func describe(_ r: PhoneResult) -> String {
         "\(r.phone): \(r.windows) windows, \(r.locations) locations (\(r.located) located), error mean \(Format.fixed(r.meanError, 2)) m, "
-            + "P95 \(Format.fixed(r.p95Error, 2)) m; \(r.acknowledged)/\(r.messagesSent) messages acknowledged, ack P99 \(Format.fixed(r.ackP99, 1)) ms"
+            + "P95 \(Format.fixed(r.p95Error, 2)) m; \(r.acknowledged)/\(r.messagesSent) messages acknowledged, ack P99 \(Format.fixed(r.ackP99, 1)) ms, location P99 \(Format.fixed(r.locationP99, 1)) ms"
             + (r.errors.isEmpty ? "" : "; \(r.errors.count) errors, first: \(r.errors[0])")
     }
 
     /// One message to send: when (walk time) and its JSON.
-    struct TimedMessage { var at: Double; var seq: Int; var text: String }
+    struct TimedMessage: Sendable { var at: Double; var seq: Int; var text: String }
 
     /// The walk as the phone's messages: each interval's samples in one `scans` message, headings, steps and (survey)
     /// truth in their own, in time order.
@@ -113,9 +137,10 @@ public enum SimulatedPhones {
         return items.enumerated().map { TimedMessage(at: $0.element.t, seq: $0.offset, text: $0.element.json($0.offset)) }
     }
 
-    static func stream(id: String, epochs: [Epoch], scenario: Scenario, options: Options, start: Double) async throws -> PhoneResult {
+    /// Streams one phone's messages; `late` (s of the walk) holds its start back, as its origin `start` is.
+    static func stream(id: String, epochs: [Epoch], outgoing: [TimedMessage], scenario: Scenario, options: Options, start: Double,
+                       late: Double = 0) async throws -> PhoneResult {
         let window = scenario.radio.scanWindow
-        let outgoing = messages(epochs: epochs, scenario: scenario, interval: options.messageInterval ?? window, start: start, survey: options.survey)
         let hello = "{\"type\":\"hello\",\"phone\":\(LiveEncoder.str(id)),\"model\":\"simulated\",\"app\":\"indoorlab phone\",\"schema\":\(LiveSchema.version),\"survey\":\(options.survey),\"t\":\(LiveEncoder.num(start))}"
         let truth = Dictionary(epochs.map { (Int(($0.t / window + 1e-9).rounded(.down)), $0.truth) }, uniquingKeysWith: { a, _ in a })
         let total = outgoing.count
@@ -126,17 +151,17 @@ public enum SimulatedPhones {
             var messages = inbound.makeAsyncIterator()
             guard let first = try await messages.next() else { throw LiveSocket.Failure.closed(code: nil, reason: "no answer to hello") }
             guard first.contains("\"type\":\"welcome\"") else { throw LiveSocket.Failure.closed(code: nil, reason: first) }
-            let began = clock.now
+            let began = clock.now + .seconds(late / options.speed)
             let sentAt = SentTimes(count: total)
             let sender = Task {
                 for m in outgoing {
                     let due = began + .seconds(m.at / options.speed)
                     if due > clock.now { try await Task.sleep(until: due, clock: clock) }
-                    sentAt.mark(m.seq, clock.now)
+                    sentAt.mark(m.seq, window: Int((m.at / window + 1e-9).rounded(.down)), clock.now)
                     try await outbound.send(m.text)
                 }
             }
-            // Past the walk's end, what is still unacknowledged has this long to be.
+            // Past the walk's end, what is still unacknowledged or unlocated has this long to be.
             let patience = began + .seconds((outgoing.last?.at ?? 0) / options.speed + 10)
             let watchdog = Task {
                 try await Task.sleep(until: patience, clock: clock)
@@ -144,9 +169,12 @@ public enum SimulatedPhones {
             }
             defer { watchdog.cancel() }
             var result = PhoneResult(phone: id, windows: truth.count, messagesSent: total, acknowledged: 0, locations: 0, located: 0,
-                                     meanError: .nan, p95Error: .nan, ackP99: .nan, errors: [], fixes: [])
-            var errors: [Double] = [], latencies: [Double] = []
+                                     meanError: .nan, p95Error: .nan, ackP99: .nan, locationP99: .nan, errors: [], fixes: [])
+            var errors: [Double] = [], latencies: [Double] = [], locationLatencies: [Double] = []
             var acked = Set<Int>()
+            // Done when every message is acknowledged and every window sent located (the last once the service's
+            // silence timer closes it).
+            var unlocated = Set(outgoing.map { Int(($0.at / window + 1e-9).rounded(.down)) })
             while let text = try await messages.next() {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], let type = object["type"] as? String else { continue }
                 switch type {
@@ -158,6 +186,8 @@ public enum SimulatedPhones {
                     result.locations += 1
                     let t = (object["t"] as? NSNumber)?.doubleValue ?? .nan
                     let k = Int(((t - start) / window).rounded(.down))
+                    if let closed = sentAt.closing(window: k) { locationLatencies.append(LiveSocket.milliseconds(clock.now - closed)) }
+                    unlocated.remove(k)
                     let x = (object["x"] as? NSNumber)?.doubleValue, y = (object["y"] as? NSNumber)?.doubleValue
                     result.fixes.append((k, x, y))
                     if let x, let y {
@@ -169,7 +199,7 @@ public enum SimulatedPhones {
                 default:
                     break
                 }
-                if acked.count == total { break }
+                if acked.count == total && unlocated.isEmpty { break }
             }
             sender.cancel()
             _ = try? await sender.value
@@ -180,18 +210,37 @@ public enum SimulatedPhones {
                 result.p95Error = SortedSample(errors).quantile(0.95)
             }
             if !latencies.isEmpty { result.ackP99 = SortedSample(latencies).quantile(0.99) }
+            if !locationLatencies.isEmpty { result.locationP99 = SortedSample(locationLatencies).quantile(0.99) }
             return result
         }
     }
 }
 
-/// When each message was sent (written by the sender task, read by the reader).
+/// When each message was sent, and the first message of each scan window (written by the sender task, read by the
+/// reader).
 final class SentTimes: @unchecked Sendable {
     private var times: [ContinuousClock.Instant?]
+    private var windowOpened: [Int: ContinuousClock.Instant] = [:]
+    private var newestWindow = Int.min
     private let lock = NSLock()
     init(count: Int) { times = Array(repeating: nil, count: count) }
-    func mark(_ i: Int, _ t: ContinuousClock.Instant) { lock.lock(); times[i] = t; lock.unlock() }
+
+    /// Message `i`, of scan window `window` (messages are sent in time order), was sent at `t`.
+    func mark(_ i: Int, window: Int, _ t: ContinuousClock.Instant) {
+        lock.lock()
+        times[i] = t
+        if window > newestWindow { newestWindow = window; windowOpened[window] = t }
+        lock.unlock()
+    }
+
     func time(_ i: Int) -> ContinuousClock.Instant? { lock.lock(); defer { lock.unlock() }; return i >= 0 && i < times.count ? times[i] : nil }
+
+    /// When the message that closed window `k` was sent: the first of a later window.
+    func closing(window k: Int) -> ContinuousClock.Instant? {
+        lock.lock(); defer { lock.unlock() }
+        for j in (k + 1)...(k + 8) { if let t = windowOpened[j] { return t } }
+        return nil
+    }
 }
 
 extension LiveSocket {

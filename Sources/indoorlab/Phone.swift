@@ -49,6 +49,9 @@ struct Phone: ParsableCommand {
     @Option(help: "Phone ids are PREFIX-1, PREFIX-2, …")
     var idPrefix = "sim"
 
+    @Flag(help: "Start every phone at once, so all close their scan windows at the same instant (default: they join spread over one window, as phones arriving at a venue do).")
+    var together = false
+
     @Flag(help: "Print the results as JSON.")
     var json = false
 
@@ -76,6 +79,7 @@ struct Phone: ParsableCommand {
         var options = SimulatedPhones.Options(url: url, token: try LiveOptions.token(file: tokenFile), walk: w)
         options.seed = seed.seed; options.phones = phones; options.speed = speed; options.condition = condition
         options.messageInterval = messageInterval; options.survey = survey; options.idPrefix = idPrefix
+        options.staggered = !together
         let quiet = json, settings = options
         let results = try blocking {
             try await SimulatedPhones.run(scenario: s, options: settings) { line in if !quiet { print(line); _ = try? flushStandardOutput() } }
@@ -84,7 +88,7 @@ struct Phone: ParsableCommand {
             let items = results.map { r in
                 "{\"phone\":\(LiveEncoder.str(r.phone)),\"windows\":\(r.windows),\"messages\":\(r.messagesSent),\"acknowledged\":\(r.acknowledged),"
                     + "\"locations\":\(r.locations),\"located\":\(r.located),\"meanErrorM\":\(LiveEncoder.num(r.meanError)),\"p95ErrorM\":\(LiveEncoder.num(r.p95Error)),"
-                    + "\"ackP99Ms\":\(LiveEncoder.num(r.ackP99)),\"errors\":[\(r.errors.map(LiveEncoder.str).joined(separator: ","))]}"
+                    + "\"ackP99Ms\":\(LiveEncoder.num(r.ackP99)),\"locationP99Ms\":\(LiveEncoder.num(r.locationP99)),\"errors\":[\(r.errors.map(LiveEncoder.str).joined(separator: ","))]}"
             }
             print("[" + items.joined(separator: ",\n") + "]")
         }

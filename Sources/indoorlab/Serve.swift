@@ -8,7 +8,7 @@ struct Serve: ParsableCommand {
         commandName: "serve",
         abstract: "Run the live venue service: phones stream what they hear and get located live; viewers watch.",
         discussion: """
-        Phones connect to ws://HOST:PORT/v1/phone with the phone token (Authorization: Bearer TOKEN, or ?token=), say hello, and stream scans, headings, steps and (survey sessions) checkpoints; each message is acknowledged once it is committed to the phone's recording (DIR/PHONE.sqlite, which replay reads), and each scan window gets a location back. The schema is in docs/live.md.
+        Phones connect to ws://HOST:PORT/v1/phone with the phone token (Authorization: Bearer TOKEN, or ?token=), say hello, and stream scans, headings, steps and (survey sessions) checkpoints; each message is acknowledged once it is committed to the phone's recording (DIR/PHONE.sqlite, which replay reads), and each scan window gets a location back (the last once the phone is silent for --idle seconds). The schema is in docs/live.md.
 
         Viewers (the viewer token): GET /v1/phones, and ws://HOST:PORT/v1/viewer for locations and room presence events. Anyone: GET /healthz, /metrics (Prometheus), /v1/venue (the floorplan).
 
@@ -54,6 +54,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Largest message, bytes.")
     var maxMessageBytes = 65_536
 
+    @Option(help: "Seconds of silence after which a phone's open scan window is located (what it sends of that window later is refused).")
+    var idle = 3.0
+
     @Flag(help: "Do not advertise the service with DNS-SD (_indoorlab._tcp, through the Avahi daemon).")
     var noAdvertise = false
 
@@ -65,6 +68,7 @@ struct Serve: ParsableCommand {
         guard maxPhones >= 1 else { throw ValidationError("--max-phones: expected at least 1") }
         guard maxRate > 0, maxRate.isFinite else { throw ValidationError("--max-rate: expected a positive number") }
         guard (1024...(1 << 20)).contains(maxMessageBytes) else { throw ValidationError("--max-message-bytes: expected 1024–1048576") }
+        guard idle >= 0.1, idle <= 3600 else { throw ValidationError("--idle: expected 0.1–3600 s, found \(idle)") }
     }
 
     func run() throws {
@@ -77,6 +81,7 @@ struct Serve: ParsableCommand {
         options.limits.phones = maxPhones
         options.limits.messagesPerSecond = maxRate
         options.limits.messageBytes = maxMessageBytes
+        options.limits.idleSeconds = idle
         let service = try LiveService(venue: venue, options: options)
         let (host, json, advertise) = (self.host, self.json, !noAdvertise)
         try blocking {

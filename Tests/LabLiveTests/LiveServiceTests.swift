@@ -110,6 +110,43 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         #expect(!FileManager.default.fileExists(atPath: running.dir + "/rec/tester-1.sqlite-wal"))
     }
 
+    /// A phone that falls silent gets its open window located after the idle time (the service's clock); what it
+    /// sends of that window afterwards is refused, and a later window opens as before.
+    @Test func aSilentPhonesOpenWindowIsLocated() async throws {
+        let running = try await RunningService.start { $0.idleSeconds = 0.3 }
+        let t0 = 1_800_000_000.0
+        @Sendable func window(_ seq: Int, _ k: Int) -> String {
+            let t = t0 + Double(k) + 0.5
+            return scans(seq, [("H1", -72, t), ("H2", -75, t + 0.1), ("H3", -70, t + 0.2)])
+        }
+        @Sendable func count(_ msgs: [Msg], _ type: String) -> Int { msgs.filter { $0["type"] as? String == type }.count }
+        let (first, late, again) = try await LiveSocket.connect(running.phoneURL, bearer: RunningService.phoneToken) { inbound, outbound in
+            var it = inbound.makeAsyncIterator()
+            func read(until done: ([Msg]) -> Bool) async throws -> [Msg] {
+                var got: [Msg] = []
+                while !done(got), let text = try await it.next() { got.append(Msg(text: text)) }
+                return got
+            }
+            try await outbound.send(hello("quiet-1", t: t0))
+            try await outbound.send(window(0, 0))
+            try await outbound.send(window(1, 1))
+            // Window 0 is closed by window 1's message; window 1 by the silence that follows.
+            let first = try await read { count($0, "location") == 2 && count($0, "ack") == 2 }
+            try await outbound.send(window(2, 1))
+            let late = try await read { count($0, "error") == 1 }
+            try await outbound.send(window(3, 4))
+            let again = try await read { count($0, "location") == 1 && count($0, "ack") == 1 }
+            return (first, late, again)
+        }
+        await running.stop()
+        #expect(first.filter { $0["type"] as? String == "location" }.map { $0["t"] as? Double } == [t0 + 0.5, t0 + 1.5], "\(first)")
+        let error = try #require(late.first { $0["type"] as? String == "error" })
+        #expect(error["code"] as? String == "time-went-backwards" && error["seq"] as? Int == 2, "\(error)")
+        #expect(again.filter { $0["type"] as? String == "location" }.map { $0["t"] as? Double } == [t0 + 4.5], "\(again)")
+        let r = try RecordingStore.read(path: running.dir + "/rec/quiet-1.sqlite")
+        #expect(r.rssi.count == 9, "windows 0, 1 and 4; nothing of the refused message")
+    }
+
     /// Bad messages get an error frame naming the field, nothing of them is stored, and the connection goes on.
     @Test func badMessagesGetAnErrorAndTheConnectionStays() async throws {
         let running = try await RunningService.start { $0.messageBytes = 2048 }
@@ -244,7 +281,8 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
     /// A simulated walk streamed live (a survey session, so its recording has the truth) gets, window by window, the
     /// fixes replay of the recording it produced gives: the same windows, the same seed, the shipped tracker both ways.
     @Test(arguments: ["museum-gallery", "esoc-office"]) func liveLocationsAreReplaysFixes(scenario name: String) async throws {
-        let running = try await RunningService.start(scenario: name) { $0.messagesPerSecond = 100_000 }
+        // The last window is located once the phone is silent for 1.5 s.
+        let running = try await RunningService.start(scenario: name) { $0.messagesPerSecond = 100_000; $0.idleSeconds = 1.5 }
         let scenario = try ScenarioLoader.load(path: scenariosDir + "/\(name).yaml")
         var options = SimulatedPhones.Options(url: running.phoneURL, token: RunningService.surveyToken, walk: scenario.walks[0])
         options.survey = true; options.speed = 200; options.seed = 4; options.start = 1_800_000_000
@@ -254,7 +292,7 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         let r = try RecordingStore.read(path: running.dir + "/rec/sim-1.sqlite")
         let replay = RecordingReplay.run(r, estimators: [EstimatorKind.particleFilter])
         let fixes = replay.results.sorted { $0.epoch < $1.epoch }
-        #expect(live.fixes.count == fixes.count - 1, "every window but the last, still open")
+        #expect(live.fixes.count == fixes.count, "every window, the last once the phone fell silent")
         var compared = 0
         for l in live.fixes {
             let f = try #require(fixes.first { $0.epoch == l.window })
@@ -309,7 +347,7 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
                     try await send.send("{\"type\":\"tap\",\"phone\":\"visitor\",\"x\":1,\"y\":1}")
                     return try await collect(viewer) { m in m.contains { $0["type"] as? String == "tap" } && m.contains { $0["type"] as? String == "error" } }
                 }
-                #expect(answers.first?["role"] as? String == "surveyor")
+                #expect(answers.first?["role"] as? String == "surveyor", "\(answers)")
                 #expect(answers.first { $0["type"] as? String == "tap" }?["stored"] as? Bool == true)
                 #expect(answers.first { $0["type"] as? String == "error" }?["code"] as? String == "forbidden")
                 let plain = try await LiveSocket.connect(running.viewerURL, bearer: RunningService.viewerToken) { viewer, send in
@@ -373,6 +411,11 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         let o = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(o["phone"] as? String == "p\"1" && o["x"] as? Double == 1.25 && (o["ellipse"] as? [String: Any])?["confidence"] as? Double == 0.95)
         #expect(LiveEncoder.encode(.ack(seq: 3)) == "{\"type\":\"ack\",\"seq\":3}")
+        // Numbers that round up to a whole number at six decimals (a phone's time, 0.1 s apart) stay JSON.
+        for x in [1_796_621_000.9999996, 2.9999999, -0.0000001, 0.1 + 0.2, 1e-12, 123_456.5] {
+            let n = try #require(try JSONSerialization.jsonObject(with: Data("[\(LiveEncoder.num(x))]".utf8)) as? [Double], "\(LiveEncoder.num(x))")
+            #expect(abs(n[0] - x) <= 1e-6, "\(x) as \(LiveEncoder.num(x))")
+        }
     }
 
     @Test func phoneIDsCannotNamePaths() {
