@@ -112,7 +112,11 @@ public enum LiveSocket {
                                                                               notUpgradingCompletionHandler: { channel in
                         channel.eventLoop.makeCompletedFuture { Upgrade.notUpgraded }
                     })
-                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: .init(upgradeConfiguration: configuration))
+                    var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                    // A server that speaks first (the viewer socket's greeting) can have its first frame arrive in the
+                    // same read as the 101 response: NIO drops such bytes unless told to forward them.
+                    pipeline.leftOverBytesStrategy = .forwardBytes
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
                 }
             }
         switch try await upgrade.get() {

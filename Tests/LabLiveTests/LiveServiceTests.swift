@@ -147,6 +147,33 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
         #expect(r.rssi.count == 9, "windows 0, 1 and 4; nothing of the refused message")
     }
 
+    /// The viewer socket speaks first; its greeting can reach the client in the same read as the 101 response, and the
+    /// lab's client must not drop it (NIO's default does). Many connections at once make that read likely.
+    @Test func aServerThatSpeaksFirstIsHeardFromTheStart() async throws {
+        let running = try await RunningService.start()
+        let firsts = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    try await LiveSocket.connect(running.viewerURL, bearer: RunningService.viewerToken) { inbound, _ in
+                        // A dropped greeting is followed by nothing: wait 5 s for it at most.
+                        try await withThrowingTaskGroup(of: String?.self) { first in
+                            first.addTask { var it = inbound.makeAsyncIterator(); return try await it.next() }
+                            first.addTask { try await Task.sleep(for: .seconds(5)); return nil }
+                            defer { first.cancelAll() }
+                            return try await first.next() ?? nil
+                        }
+                    }
+                }
+            }
+            var all: [String?] = []
+            for try await f in group { all.append(f) }
+            return all
+        }
+        await running.stop()
+        let greeted = firsts.filter { $0.map { Msg(text: $0)["role"] as? String == "viewer" } ?? false }.count
+        #expect(greeted == 200, "\(firsts.filter { !($0?.contains("\"role\"") ?? false) }.prefix(3))")
+    }
+
     /// Bad messages get an error frame naming the field, nothing of them is stored, and the connection goes on.
     @Test func badMessagesGetAnErrorAndTheConnectionStays() async throws {
         let running = try await RunningService.start { $0.messageBytes = 2048 }
@@ -354,7 +381,7 @@ func scans(_ seq: Int, _ samples: [(String, Double, Double)]) -> String {
                     try await send.send("{\"type\":\"tap\",\"phone\":\"walker\",\"x\":1,\"y\":1}")
                     return try await collect(viewer) { m in m.contains { $0["type"] as? String == "error" } }
                 }
-                #expect(plain.first?["role"] as? String == "viewer" && plain.last?["code"] as? String == "forbidden")
+                #expect(plain.first?["role"] as? String == "viewer" && plain.last?["code"] as? String == "forbidden", "\(plain)")
             }
         }
         await running.stop()
