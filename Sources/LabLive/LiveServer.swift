@@ -171,7 +171,8 @@ public enum LiveServer {
 }
 
 /// One phone's connection: reads its messages one by one, answers errors at once, acknowledgements once committed
-/// (``LiveStorage``) and locations once located (``LocatingWorkers``). Everything it sends goes through one stream, written by one task.
+/// (``LiveStorage``) and locations once located (``LocatingWorkers``). Everything it sends goes through one stream,
+/// written by one task.
 struct PhoneConnection {
     let service: LiveService
     let role: LiveRole

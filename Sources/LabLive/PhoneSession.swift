@@ -9,8 +9,9 @@ import LabStore
 ///
 /// The connection's task checks each message (``accept(_:now:locate:)``, one at a time); the storage queue commits
 /// and acknowledges it (``LiveStorage``); a locating worker feeds it to the locator and locates each window it closes
-/// (``locate(_:)``, ``LocatingWorkers``), or the window a silent phone left open (``locateOpenWindow()``). A reconnection of the same phone continues the session; a restarted service
-/// resumes its recording (``LiveRecording``) with a new track.
+/// (``locate(_:)``, ``LocatingWorkers``), or the window a silent phone left open (``locateOpenWindow()``). A
+/// reconnection of the same phone continues the session; a restarted service resumes its recording
+/// (``LiveRecording``) with a new track.
 final class PhoneSession: @unchecked Sendable {
     let info: LiveSessionInfo
     let venue: LiveVenue
