@@ -34,6 +34,9 @@ final class PhoneSession: @unchecked Sendable {
     // The session's locating worker only (``locate(_:)``, in the order accepted).
     /// The scan window whose readings have not been located yet.
     private var openWindow: Int?
+    /// The newest window located: a window is never located twice, even for an input a rounding tolerance before
+    /// the next (after a silence closed this one).
+    private var lastLocated: Int?
     private var presence: PresenceTracker
     /// Steps after the open window's middle (every held step is: the steps held for a window join the stream as soon as
     /// it is located): they count from the next window on.
@@ -209,7 +212,7 @@ final class PhoneSession: @unchecked Sendable {
                 events += presence.update(room: l.room, phone: phone, t: l.t)
                 openWindow = k
             } else if openWindow == nil {
-                openWindow = k
+                openWindow = max(k, (lastLocated ?? .min) + 1)
             }
             if let input = item.input {
                 // A step waits for the window whose middle it precedes (replay gives each epoch, at its window's middle,
@@ -231,6 +234,7 @@ final class PhoneSession: @unchecked Sendable {
 
     /// The location of scan window `k`: the library's stream over [start, end) of the window.
     private func locate(window k: Int) -> LiveLocation {
+        lastLocated = k
         let end = recording.timeOrigin + Double(k + 1) * venue.scanWindow
         let outcome = locator.currentLocation(at: Date(timeIntervalSince1970: end - 1e-6))
         // After the window: the steps held past its middle join the stream for the next.
