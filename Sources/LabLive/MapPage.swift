@@ -93,6 +93,21 @@ function phone(id) {
   return phones.get(id);
 }
 
+// Labels of phones close together are stacked, not drawn over each other (once per frame).
+let labelsPending = false;
+function placeLabels() {
+  labelsPending = false;
+  const placed = [];
+  for (const p of phones.values()) {
+    if (!p.last) continue;
+    const x = p.last.x + 0.5;
+    let y = Y(p.last.y) - 0.5;
+    while (placed.some(q => Math.abs(q.y - y) < 0.7 && Math.abs(q.x - x) < 6)) y += 0.7;
+    placed.push({ x, y });
+    p.labelEl.setAttribute("x", x); p.labelEl.setAttribute("y", y);
+  }
+}
+
 function showLocation(m) {
   const p = phone(m.phone);
   if (m.x === undefined) { log(`${m.phone}: no location (${m.reason || "?"})`); return; }
@@ -101,8 +116,8 @@ function showLocation(m) {
   if (p.trail.length > 40) p.trail.shift();
   p.trailEl.setAttribute("points", p.trail.map(q => q.join(",")).join(" "));
   p.dotEl.setAttribute("cx", m.x); p.dotEl.setAttribute("cy", Y(m.y));
-  p.labelEl.setAttribute("x", m.x + 0.5); p.labelEl.setAttribute("y", Y(m.y) - 0.5);
   p.labelEl.textContent = m.phone + (m.room ? " · " + m.room : "");
+  if (!labelsPending) { labelsPending = true; requestAnimationFrame(placeLabels); }
   if (m.ellipse) {
     const e = m.ellipse;
     p.ellipseEl.setAttribute("rx", e.semiMajor); p.ellipseEl.setAttribute("ry", e.semiMinor);
