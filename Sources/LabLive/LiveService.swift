@@ -210,7 +210,7 @@ public final class LiveService: @unchecked Sendable {
     /// the room presence changes it makes.
     func accept(_ m: PhoneMessage, of session: PhoneSession, receivedAt: ContinuousClock.Instant) throws(MessageProblem) -> PhoneSession.Accepted {
         try session.accept(m, now: receivedAt) { inputs in
-            locating.run(key: LiveStorage.hash(session.phone)) { [self] in
+            locating.run(key: session.key) { [self] in
                 let (locations, events) = session.locate(inputs)
                 publish(locations, events, of: session, receivedAt: receivedAt)
             }
@@ -235,7 +235,7 @@ public final class LiveService: @unchecked Sendable {
         let idle = Duration.milliseconds(Int64((options.limits.idleSeconds * 1000).rounded()))
         for session in all {
             session.closeIfIdle(now: now, idle: idle) {
-                locating.run(key: LiveStorage.hash(session.phone)) { [self] in
+                locating.run(key: session.key) { [self] in
                     let (locations, events) = session.locateOpenWindow()
                     publish(locations, events, of: session, receivedAt: nil)
                 }

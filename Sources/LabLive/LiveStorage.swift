@@ -19,7 +19,7 @@ final class LiveStorage: @unchecked Sendable {
     }
 
     private func queue(for session: PhoneSession) -> DispatchQueue {
-        queues[Int(LiveStorage.hash(session.phone) % UInt64(queues.count))]
+        queues[Int(session.key % UInt64(queues.count))]
     }
 
     /// FNV-1a of a string (stable across runs, unlike `hashValue`).

@@ -64,6 +64,8 @@ final class LocatingWorkers: @unchecked Sendable {
         for _ in workers { done.wait() }
     }
 
+    deinit { stop() }
+
     /// Lets the threads end once they have run what they were given.
     func stop() {
         for w in workers {

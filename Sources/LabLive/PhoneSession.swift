@@ -18,6 +18,8 @@ final class PhoneSession: @unchecked Sendable {
     let locator: IndoorLocator
     let recording: LiveRecording
     var phone: String { info.phone }
+    /// The phone id's hash (FNV-1a): which storage queue and locating worker the session's work goes to.
+    let key: UInt64
 
     // ``accept(_:now:locate:)`` (the connection's task, one message at a time) and ``closeIfIdle(now:idle:locate:)``
     // (the service's timer), under `lock`.
@@ -60,6 +62,7 @@ final class PhoneSession: @unchecked Sendable {
 
     init(info: LiveSessionInfo, venue: LiveVenue, locator: IndoorLocator, recording: LiveRecording, limits: LiveLimits) {
         self.info = info; self.venue = venue; self.locator = locator; self.recording = recording
+        key = LiveStorage.hash(info.phone)
         highestAccepted = recording.lastSequence
         bucket = TokenBucket(rate: limits.messagesPerSecond, burst: limits.messagesPerSecond * 2)
         presence = PresenceTracker(enterWindows: limits.presenceWindows, leaveWindows: limits.presenceWindows)
@@ -227,10 +230,7 @@ final class PhoneSession: @unchecked Sendable {
     func middle(of k: Int) -> Double { recording.timeOrigin + (Double(k) + 0.5) * venue.scanWindow }
 
     /// The scan window (from the recording's origin) holding Unix time `t`, as replay's windows are cut.
-    func windowIndex(_ t: Double) -> Int {
-        let k = ((t - recording.timeOrigin) / venue.scanWindow + 1e-9).rounded(.down)
-        return Int(max(min(k, 1e15), -1e15))
-    }
+    func windowIndex(_ t: Double) -> Int { EpochBuilder.windowIndex(t - recording.timeOrigin, window: venue.scanWindow) }
 
     /// The location of scan window `k`: the library's stream over [start, end) of the window.
     private func locate(window k: Int) -> LiveLocation {

@@ -1,6 +1,7 @@
 import Foundation
 import LabCore
 import LabSimulation
+import LabStore
 
 /// Simulated phones that stream a walk to a live service (`indoorlab phone`): the lab's simulator makes each phone's
 /// walk (its own seed, so its own device offset in the field condition), and the phone sends it as an app would, in
@@ -142,7 +143,7 @@ public enum SimulatedPhones {
                        late: Double = 0) async throws -> PhoneResult {
         let window = scenario.radio.scanWindow
         let hello = "{\"type\":\"hello\",\"phone\":\(LiveEncoder.str(id)),\"model\":\"simulated\",\"app\":\"indoorlab phone\",\"schema\":\(LiveSchema.version),\"survey\":\(options.survey),\"t\":\(LiveEncoder.num(start))}"
-        let truth = Dictionary(epochs.map { (Int(($0.t / window + 1e-9).rounded(.down)), $0.truth) }, uniquingKeysWith: { a, _ in a })
+        let truth = Dictionary(epochs.map { (EpochBuilder.windowIndex($0.t, window: window), $0.truth) }, uniquingKeysWith: { a, _ in a })
         let total = outgoing.count
         return try await LiveSocket.connect(options.url, bearer: options.token) { inbound, outbound in
             let clock = ContinuousClock()
@@ -157,7 +158,7 @@ public enum SimulatedPhones {
                 for m in outgoing {
                     let due = began + .seconds(m.at / options.speed)
                     if due > clock.now { try await Task.sleep(until: due, clock: clock) }
-                    sentAt.mark(m.seq, window: Int((m.at / window + 1e-9).rounded(.down)), clock.now)
+                    sentAt.mark(m.seq, window: EpochBuilder.windowIndex(m.at, window: window), clock.now)
                     try await outbound.send(m.text)
                 }
             }
@@ -174,7 +175,7 @@ public enum SimulatedPhones {
             var acked = Set<Int>()
             // Done when every message is acknowledged and every window sent located (the last once the service's
             // silence timer closes it).
-            var unlocated = Set(outgoing.map { Int(($0.at / window + 1e-9).rounded(.down)) })
+            var unlocated = Set(outgoing.map { EpochBuilder.windowIndex($0.at, window: window) })
             while let text = try await messages.next() {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], let type = object["type"] as? String else { continue }
                 switch type {

@@ -36,7 +36,11 @@ public struct EpochBuilder: Sendable {
 
     /// The window holding time `t`. The tiny relative guard keeps a time that is k·W in exact arithmetic
     /// (but a few ulps below after repeated additions) in window k.
-    @inline(__always) public func windowIndex(_ t: Double) -> Int {
+    @inline(__always) public func windowIndex(_ t: Double) -> Int { EpochBuilder.windowIndex(t, window: window) }
+
+    /// The window of length `window` holding time `t` (from the recording's origin): how replay, the live service and
+    /// the simulated phones all cut windows.
+    @inline(__always) public static func windowIndex(_ t: Double, window: Double) -> Int {
         // Clamped so that a crafted recording with an absurd (but finite) time cannot trap the conversion.
         let k = (t / window + 1e-9).rounded(.down)
         return k.isNaN ? 0 : Int(max(min(k, 1e15), -1e15))
